@@ -13,8 +13,14 @@ import java.util.function.DoubleSupplier;
  */
 public record Backoff(Duration base, Duration cap, DoubleSupplier jitter) {
     public Backoff {
-        if (base == null || cap == null || jitter == null) {
-            throw new IllegalArgumentException("backoff needs base, cap and jitter");
+        if (base == null) {
+            throw new IllegalArgumentException("backoff needs a base delay");
+        }
+        if (cap == null) {
+            throw new IllegalArgumentException("backoff needs a cap");
+        }
+        if (jitter == null) {
+            throw new IllegalArgumentException("backoff needs a jitter source");
         }
         if (base.isNegative() || base.isZero() || cap.compareTo(base) < 0) {
             throw new IllegalArgumentException("backoff needs 0 < base <= cap, got " + base + " and " + cap);
