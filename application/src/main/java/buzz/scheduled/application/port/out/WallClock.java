@@ -2,7 +2,8 @@ package buzz.scheduled.application.port.out;
 
 import java.time.Instant;
 
-/** The current time as the application sees it; the only clock application code may read. */
+/** The sidecar's clock (admission and NIP-98 windows); delivery decisions use the database clock instead. */
 public interface WallClock {
+    /** The current instant. */
     Instant now();
 }
