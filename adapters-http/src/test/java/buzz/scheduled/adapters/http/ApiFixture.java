@@ -18,6 +18,9 @@ import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.nostr.Signature;
 import buzz.scheduled.domain.nostr.UnsignedEvent;
 import buzz.scheduled.domain.schedule.AdmissionRules;
+import buzz.scheduled.domain.schedule.DeliveryOutcome;
+import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -234,6 +237,44 @@ final class ApiFixture implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Claims the message (moving the clock to its due time when it is not yet due). */
+    ScheduledMessage claim(String id) {
+        ScheduledMessage message = stored(id);
+        if (clock.now().isBefore(message.dueAt())) {
+            clock.set(message.dueAt());
+        }
+        store.claimDue(100, Duration.ofMinutes(5));
+        ScheduledMessage claimed = stored(id);
+        assertThat(claimed.state()).isInstanceOf(ScheduleState.Claimed.class);
+        return claimed;
+    }
+
+    /** Claims it and passes the fenced pre-send step: {@code sending}. */
+    ScheduledMessage sending(String id) {
+        ScheduledMessage claimed = claim(id);
+        return move(claimed, claimed.startSending(claimed.token().orElseThrow(), claimed.revision(), Duration.ZERO,
+                Duration.ofMinutes(15), clock.now()));
+    }
+
+    /** Claims, sends and records the relay's acceptance: {@code published}. */
+    ScheduledMessage published(String id) {
+        ScheduledMessage sending = sending(id);
+        return move(sending, sending.publish(sending.token().orElseThrow(), clock.now()));
+    }
+
+    /** Claims and fails it for {@code reason}. */
+    ScheduledMessage failed(String id, FailureReason reason) {
+        ScheduledMessage claimed = claim(id);
+        return move(claimed, claimed.fail(claimed.token().orElseThrow(), reason, clock.now()));
+    }
+
+    private ScheduledMessage move(ScheduledMessage current, DeliveryOutcome outcome) {
+        assertThat(outcome).isInstanceOf(DeliveryOutcome.Moved.class);
+        ScheduledMessage next = ((DeliveryOutcome.Moved) outcome).message();
+        assertThat(store.replace(current, next)).isTrue();
+        return next;
     }
 
     /** The stored message with this item id. */
