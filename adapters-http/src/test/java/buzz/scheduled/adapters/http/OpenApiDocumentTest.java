@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
@@ -45,8 +44,7 @@ class OpenApiDocumentTest {
         JsonNode document = new ObjectMapper(new YAMLFactory()).readTree(yaml);
         assertThat(document.get("openapi").asText()).startsWith("3.1");
         Set<HttpApi.Route> routes = new HashSet<>();
-        for (Iterator<Map.Entry<String, JsonNode>> paths = document.get("paths").fields(); paths.hasNext(); ) {
-            Map.Entry<String, JsonNode> path = paths.next();
+        for (Map.Entry<String, JsonNode> path : document.get("paths").properties()) {
             path.getValue().fieldNames().forEachRemaining(name -> {
                 if (METHODS.contains(name)) {
                     routes.add(new HttpApi.Route(name.toUpperCase(java.util.Locale.ROOT), path.getKey()));

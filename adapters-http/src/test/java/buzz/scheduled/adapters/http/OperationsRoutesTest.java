@@ -61,6 +61,7 @@ class OperationsRoutesTest {
 
             assertThat(reply.status()).isEqualTo(503);
             assertThat(reply.error()).isEqualTo("not_ready");
+            assertThat(reply.json().get("message").asText()).contains("did not answer within 300 ms");
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
         } finally {
             release.countDown();
