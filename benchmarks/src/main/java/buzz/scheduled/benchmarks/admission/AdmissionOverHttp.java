@@ -26,8 +26,9 @@ import java.util.stream.Collectors;
  * and talk over 127.0.0.1 only.
  *
  * <p>Runs a warm-up, then each concurrency level with a fixed number of creates, prints one table row per level
- * (creates/s; p50, p90, p99, p99.9 and max latency of the {@code 201} answers; the status mix; the load average
- * before and after) and checks that the database holds exactly one row per {@code 201}. Exit status: 0 when every
+ * (creates/s; p50, p90, p99, p99.9 and max latency of the {@code 201} answers; this JVM's CPU time per create, a
+ * figure other processes on a shared machine disturb less than the rest, and the same for the database's backends;
+ * the status mix; the load average before and after) and checks that the database holds exactly one row per {@code 201}. Exit status: 0 when every
  * answer was {@code 201} and the rows match; 3 when the run finished but some answers were not {@code 201}, rows
  * are missing, or the time cap cut it short; 2 for bad options; 1 when the set-up failed.
  */
@@ -83,7 +84,7 @@ public final class AdmissionOverHttp {
             List<Create> all = signed.prepare(0, total, Instant.now());
             OUT.printf(Locale.ROOT, "signed %d events by %d owners in %d channels in %.1f s (before the load)%n",
                     total, options.owners(), options.channels(), (System.nanoTime() - signingStart) / 1e9);
-            LoadDriver driver = new LoadDriver(stack.baseUrl(), signed, options.round());
+            LoadDriver driver = new LoadDriver(stack.baseUrl(), signed, options.round(), stack::databaseCpuNanos);
 
             long created = 0;
             boolean clean = true;
@@ -149,9 +150,9 @@ public final class AdmissionOverHttp {
     }
 
     private static String header() {
-        return String.format(Locale.ROOT, "%7s %8s %8s %9s %7s %7s %7s %8s %7s %7s %6s  %-14s %s", "clients",
-                "creates", "seconds", "creates/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "mean ms",
-                "rounds", "statuses", "load avg before -> after");
+        return String.format(Locale.ROOT, "%7s %8s %8s %9s %7s %7s %7s %8s %7s %7s %10s %9s %6s  %-14s %s",
+                "clients", "creates", "seconds", "creates/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
+                "mean ms", "JVM cpu ms", "PG cpu ms", "rounds", "statuses", "load avg before -> after");
     }
 
     private static String row(LoadDriver.Result result, String loadBefore, String loadAfter) {
@@ -163,10 +164,11 @@ public final class AdmissionOverHttp {
                     statuses);
         }
         LatencySummary latency = result.latency();
-        return String.format(Locale.ROOT, "%7d %8d %8.1f %9.0f %7.1f %7.1f %7.1f %8.1f %7.1f %7.1f %6d  %-14s %s -> %s",
+        return String.format(Locale.ROOT, "%7d %8d %8.1f %9.0f %7.1f %7.1f %7.1f %8.1f %7.1f %7.1f %10.2f %9.2f %6d  %-14s %s -> %s",
                 result.clients(), result.created(), result.loadNanos() / 1e9, result.createsPerSecond(),
                 millis(latency.p50()), millis(latency.p90()), millis(latency.p99()), millis(latency.p999()),
-                millis(latency.max()), latency.mean() / 1e6, result.rounds(), statuses, loadBefore, loadAfter);
+                millis(latency.max()), latency.mean() / 1e6, result.cpuMillisPerCreate(), result.databaseMillisPerCreate(), result.rounds(), statuses,
+                loadBefore, loadAfter);
     }
 
     private static double millis(long nanos) {

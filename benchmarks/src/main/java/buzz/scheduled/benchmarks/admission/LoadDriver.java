@@ -1,7 +1,9 @@
 package buzz.scheduled.benchmarks.admission;
 
 import buzz.scheduled.benchmarks.admission.SignedCreates.Create;
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
 
 /**
@@ -33,20 +36,25 @@ final class LoadDriver {
     /** Status recorded for a request that got no HTTP answer (timeout, reset connection). */
     static final int NO_ANSWER = 0;
     private static final int MAX_ROUND = 20_000;
+    private static final OperatingSystemMXBean PROCESS =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private final URI target;
     private final SignedCreates creates;
     private final Duration roundTarget;
+    private final LongSupplier databaseCpu;
 
     /**
      * @param baseUrl     where the API listens
      * @param creates     signs the NIP-98 headers
      * @param roundTarget how long a round should last
+     * @param databaseCpu CPU nanoseconds the database has used so far (read before and after each round)
      */
-    LoadDriver(URI baseUrl, SignedCreates creates, Duration roundTarget) {
+    LoadDriver(URI baseUrl, SignedCreates creates, Duration roundTarget, LongSupplier databaseCpu) {
         this.target = URI.create(baseUrl + SignedCreates.PATH);
         this.creates = creates;
         this.roundTarget = roundTarget;
+        this.databaseCpu = databaseCpu;
     }
 
     /**
@@ -58,17 +66,29 @@ final class LoadDriver {
      * @param created       {@code 201} answers
      * @param statuses      answers by HTTP status ({@value #NO_ANSWER}: no answer)
      * @param loadNanos     time the clients were sending, summed over rounds (header signing excluded)
+     * @param cpuNanos      CPU time this JVM (server and clients, not PostgreSQL) used while the clients were sending
+     * @param databaseNanos CPU time the PostgreSQL backends of this database used meanwhile (10 ms resolution)
      * @param rounds        rounds run
      * @param oldestHeader  the largest age a header could reach before use: signing start to round end
      * @param stoppedAtCap  true when the time cap stopped the run early
      * @param firstFailure  the first answer other than {@code 201} (status and body, or the exception), or null
      */
     record Result(int clients, int sent, long[] createdNanos, int created, Map<Integer, Long> statuses,
-                  long loadNanos, int rounds, Duration oldestHeader, boolean stoppedAtCap, String firstFailure) {
+                  long loadNanos, long cpuNanos, long databaseNanos, int rounds, Duration oldestHeader, boolean stoppedAtCap, String firstFailure) {
 
         /** Creates answered {@code 201} per second of load. */
         double createsPerSecond() {
             return loadNanos == 0 ? 0 : created * 1e9 / loadNanos;
+        }
+
+        /** CPU time of this JVM per {@code 201}, milliseconds (server and client side; PostgreSQL not included). */
+        double cpuMillisPerCreate() {
+            return created == 0 ? 0 : cpuNanos / 1e6 / created;
+        }
+
+        /** CPU time of the PostgreSQL backends per {@code 201}, milliseconds. */
+        double databaseMillisPerCreate() {
+            return created == 0 ? 0 : databaseNanos / 1e6 / created;
         }
 
         /** Latency percentiles of the {@code 201} answers. */
@@ -87,6 +107,8 @@ final class LoadDriver {
         Map<Integer, LongAdder> statuses = new ConcurrentHashMap<>();
         AtomicReference<String> firstFailure = new AtomicReference<>();
         long loadNanos = 0;
+        long cpuNanos = 0;
+        long databaseNanos = 0;
         int rounds = 0;
         long oldestHeader = 0;
         int sent = 0;
@@ -111,6 +133,8 @@ final class LoadDriver {
                         .toArray(String[]::new);
                 int offset = sent;
                 AtomicInteger next = new AtomicInteger();
+                long databaseStart = databaseCpu.getAsLong();
+                long cpuStart = PROCESS.getProcessCpuTime();
                 long roundStart = System.nanoTime();
                 try (ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor()) {
                     for (int c = 0; c < clients; c++) {
@@ -122,6 +146,8 @@ final class LoadDriver {
                     }
                 }
                 long roundEnd = System.nanoTime();
+                cpuNanos += PROCESS.getProcessCpuTime() - cpuStart;
+                databaseNanos += databaseCpu.getAsLong() - databaseStart;
                 loadNanos += roundEnd - roundStart;
                 oldestHeader = Math.max(oldestHeader, roundEnd - signingStart);
                 rounds++;
@@ -132,7 +158,7 @@ final class LoadDriver {
         }
         Map<Integer, Long> counts = new TreeMap<>();
         statuses.forEach((status, count) -> counts.put(status, count.sum()));
-        return new Result(clients, sent, nanos, created.get(), counts, loadNanos, rounds,
+        return new Result(clients, sent, nanos, created.get(), counts, loadNanos, cpuNanos, databaseNanos, rounds,
                 Duration.ofNanos(oldestHeader), stopped, firstFailure.get());
     }
 
