@@ -73,6 +73,7 @@ public final class AdmissionOverHttp {
                 System.getProperty("java.runtime.version"), Runtime.getRuntime().availableProcessors(), loadAverage());
         try (ScratchDatabase database = ScratchDatabase.create(options.databaseUrl());
              AdmissionStack stack = AdmissionStack.start(database.url())) {
+            database.closeBeforeDrop(stack);
             OUT.printf(Locale.ROOT, "PostgreSQL %s, scratch database %s, schema V%s, pool %d; API at %s%n",
                     stack.queryText("SHOW server_version"), database.name(), stack.schemaVersion(), stack.poolSize(),
                     stack.baseUrl());

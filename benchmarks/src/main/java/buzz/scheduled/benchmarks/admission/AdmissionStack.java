@@ -166,7 +166,7 @@ final class AdmissionStack implements AutoCloseable {
         return ticks * 10_000_000L;
     }
 
-    /** Stops the API, then closes the pool. */
+    /** Stops the API, then closes the pool; idempotent. */
     @Override
     public void close() {
         try {
@@ -174,6 +174,11 @@ final class AdmissionStack implements AutoCloseable {
         } finally {
             pool.close();
         }
+    }
+
+    @Override
+    public String toString() {
+        return "admission stack at " + baseUrl;
     }
 
     private static ReadinessCheck.Readiness databaseAnswers(HikariDataSource pool) {

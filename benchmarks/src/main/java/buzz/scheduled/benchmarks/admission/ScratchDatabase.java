@@ -7,13 +7,16 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
 /**
  * A database {@code buzz_bench_<random>} created on a PostgreSQL at 127.0.0.1 for one run and dropped afterwards
- * (on {@link #close()}, and from a shutdown hook when the run is interrupted).
+ * (on {@link #close()}, and from a shutdown hook when the run is interrupted, e.g. by SIGTERM or Ctrl-C). What uses
+ * the database is closed first ({@link #closeBeforeDrop}), so no pool reconnects while it is being dropped.
  */
 final class ScratchDatabase implements AutoCloseable {
     private static final String JDBC_PREFIX = "jdbc:postgresql://";
@@ -23,6 +26,7 @@ final class ScratchDatabase implements AutoCloseable {
     private final String name;
     private final DatabaseUrl url;
     private final AtomicBoolean dropped = new AtomicBoolean();
+    private final List<AutoCloseable> users = new CopyOnWriteArrayList<>();
     private final Thread dropOnExit;
 
     private ScratchDatabase(DatabaseUrl admin, String name) {
@@ -59,7 +63,15 @@ final class ScratchDatabase implements AutoCloseable {
         return url;
     }
 
-    /** Drops the database (closing any connection still open to it); idempotent. */
+    /**
+     * Has {@code user} (a pool, a server over it) closed before the database is dropped, also when the drop happens
+     * in the shutdown hook while the run is still going; {@code user.close()} must be idempotent.
+     */
+    void closeBeforeDrop(AutoCloseable user) {
+        users.add(0, user);
+    }
+
+    /** Closes its users, then drops the database (ending any connection still open to it); idempotent. */
     @Override
     public void close() {
         drop();
@@ -72,6 +84,13 @@ final class ScratchDatabase implements AutoCloseable {
 
     private void drop() {
         if (dropped.compareAndSet(false, true)) {
+            for (AutoCloseable user : users) {
+                try {
+                    user.close();
+                } catch (Exception e) {
+                    System.err.println("closing " + user + " before dropping " + name + " failed: " + e);
+                }
+            }
             execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
         }
     }
