@@ -1,0 +1,109 @@
+package buzz.scheduled.bootstrap;
+
+import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.database.SidecarDatabase;
+import buzz.scheduled.bootstrap.http.HealthOnlyHttpServer;
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Module;
+import com.google.inject.Stage;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running sidecar of {@code serve}: database (embedded or external), migrated schema, the wired object graph,
+ * and the HTTP listener. Parts are opened in that order and closed in reverse; {@link #close()} is what the
+ * shutdown hook calls, and may run while {@link #start} is still opening parts (a signal during start-up).
+ */
+public final class Sidecar implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Sidecar.class);
+
+    private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+    private boolean closed;
+    private volatile Injector injector;
+    private volatile int httpPort;
+
+    /** An empty sidecar; {@link #start} opens its parts. */
+    public Sidecar() {
+    }
+
+    /**
+     * Opens the database, migrates it (refusing a schema newer than this build), wires the object graph and starts
+     * listening. On failure everything opened so far is closed again before the exception leaves.
+     *
+     * @throws buzz.scheduled.adapters.postgres.SchemaNewerThanBinaryException when a newer build migrated the database
+     * @throws buzz.scheduled.bootstrap.config.InvalidConfigurationException   when a setting turns out unusable
+     * @throws IOException when the embedded database or the listener cannot start
+     */
+    public void start(SidecarConfig config) throws IOException {
+        try {
+            SidecarDatabase database = own(SidecarDatabase.open(config));
+            database.migrate();
+            // Seam: ensure the sidecar key file here once the key code lands (serve creates it when absent).
+            injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database));
+            HealthOnlyHttpServer http = own(HealthOnlyHttpServer.start(config.http().host(), config.http().port(),
+                    database.dataSource()));
+            httpPort = http.port();
+            // Seam: start the dispatcher here once it lands.
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** The modules of the object graph; grows as adapters land. */
+    static List<Module> modules(SidecarConfig config, SidecarDatabase database) {
+        return List.of(new SidecarModule(config, database.dataSource()));
+    }
+
+    /** The wired object graph (after {@link #start}). */
+    public Injector injector() {
+        if (injector == null) {
+            throw new IllegalStateException("the sidecar has not started");
+        }
+        return injector;
+    }
+
+    /** The port the HTTP listener is bound to (after {@link #start}). */
+    public int httpPort() {
+        return httpPort;
+    }
+
+    /** Closes every opened part in reverse order; later parts fail to open. Idempotent. */
+    @Override
+    public void close() {
+        List<AutoCloseable> toClose;
+        synchronized (this) {
+            closed = true;
+            toClose = List.copyOf(opened);
+            opened.clear();
+        }
+        for (AutoCloseable part : toClose) {
+            closeQuietly(part);
+        }
+    }
+
+    private <T extends AutoCloseable> T own(T part) {
+        synchronized (this) {
+            if (!closed) {
+                opened.push(part);
+                return part;
+            }
+        }
+        closeQuietly(part);
+        throw new IllegalStateException("the sidecar is shutting down");
+    }
+
+    private static void closeQuietly(AutoCloseable part) {
+        try {
+            part.close();
+        } catch (Exception e) {
+            LOG.warn("closing {} failed: {}", part.getClass().getSimpleName(), e.toString());
+        }
+    }
+}
