@@ -94,6 +94,8 @@ public final class EmbeddedDatabase implements AutoCloseable {
         FileLock lock;
         try {
             lock = lockChannel.tryLock();
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            lock = null; // held by this very JVM
         } catch (IOException | RuntimeException e) {
             lockChannel.close();
             throw e;
@@ -161,23 +163,28 @@ public final class EmbeddedDatabase implements AutoCloseable {
      */
     @Override
     public void close() {
+        Optional<ProcessHandle> postmaster = Optional.empty();
+        try {
+            postmaster = PostmasterPidFile.read(pgdata).flatMap(file -> ProcessHandle.of(file.pid()));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("could not read {} before stopping: {}", PostmasterPidFile.NAME, e.getMessage());
+        }
         try {
             postgres.close();
         } catch (IOException e) {
             LOG.warn("stopping embedded PostgreSQL failed: {}", e.getMessage());
         }
-        try {
-            // pg_ctl gives up waiting after 5 s; make sure the server is really gone before releasing the lock.
-            Optional<PostmasterPidFile> left = PostmasterPidFile.read(pgdata);
-            if (left.isPresent()) {
-                Optional<ProcessHandle> process = ProcessHandle.of(left.get().pid()).filter(ProcessHandle::isAlive);
-                if (process.isPresent()) {
-                    stop(process.get(), stopWait);
+        // pg_ctl returns once the pid file is gone (or gives up after 5 s); wait for the process itself to end
+        // before releasing the data directory, so the next start never meets a server still shutting down.
+        postmaster.filter(ProcessHandle::isAlive).ifPresent(process -> {
+            if (!awaitExit(process, stopWait)) {
+                try {
+                    stop(process, stopWait);
+                } catch (RuntimeException e) {
+                    LOG.error("embedded PostgreSQL (pid {}) is still running: {}", process.pid(), e.getMessage());
                 }
             }
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("could not confirm that embedded PostgreSQL stopped: {}", e.getMessage());
-        }
+        });
         releaseQuietly(lock, lockChannel);
     }
 
