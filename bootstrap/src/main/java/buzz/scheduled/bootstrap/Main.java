@@ -2,10 +2,12 @@ package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.postgres.SchemaMigrator;
 import buzz.scheduled.adapters.postgres.SchemaNewerThanBinaryException;
+import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.bootstrap.config.InvalidConfigurationException;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.database.SidecarDatabase;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -138,8 +140,22 @@ public final class Main {
     }
 
     private int keygen(List<String> options) {
-        err.println("keygen is not available in this build yet");
-        return EXIT_FAILED;
+        boolean force = options.equals(List.of("--force"));
+        if (!options.isEmpty() && !force) {
+            err.println("keygen takes only --force, got " + options);
+            return EXIT_USAGE;
+        }
+        SidecarConfig config = SidecarConfig.fromEnvironment(environment);
+        Path file = config.relay().secretKeyFile();
+        try {
+            SecretKey key = SidecarKeys.generate(file, force);
+            LOG.info("wrote a new sidecar key to {} (mode 0600)", file);
+            out.println(key.publicKey().hex());
+            return EXIT_OK;
+        } catch (IllegalStateException e) {
+            err.println("keygen: " + e.getMessage());
+            return EXIT_FAILED;
+        }
     }
 
     /** Reports a failure in one line (with the stack trace in the log for unexpected ones) and picks the exit code. */

@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.database.SidecarDatabase;
 import buzz.scheduled.bootstrap.http.HealthOnlyHttpServer;
@@ -44,8 +45,9 @@ public final class Sidecar implements AutoCloseable {
         try {
             SidecarDatabase database = own(SidecarDatabase.open(config));
             database.migrate();
-            // Seam: ensure the sidecar key file here once the key code lands (serve creates it when absent).
-            injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database));
+            SecretKey key = SidecarKeys.readOrCreate(config.relay().secretKeyFile());
+            LOG.info("sidecar public key {} (from {})", key.publicKey().hex(), config.relay().secretKeyFile());
+            injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database, key));
             HealthOnlyHttpServer http = own(HealthOnlyHttpServer.start(config.http().host(), config.http().port(),
                     database.dataSource()));
             httpPort = http.port();
@@ -57,8 +59,8 @@ public final class Sidecar implements AutoCloseable {
     }
 
     /** The modules of the object graph; grows as adapters land. */
-    static List<Module> modules(SidecarConfig config, SidecarDatabase database) {
-        return List.of(new SidecarModule(config, database.dataSource()));
+    static List<Module> modules(SidecarConfig config, SidecarDatabase database, SecretKey key) {
+        return List.of(new SidecarModule(config, database.dataSource()), new RelayModule(key));
     }
 
     /** The wired object graph (after {@link #start}). */

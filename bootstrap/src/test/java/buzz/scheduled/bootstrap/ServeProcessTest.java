@@ -67,6 +67,7 @@ class ServeProcessTest {
         String jdbcUrl = embeddedJdbcUrl(dataDir);
         assertThat(query(jdbcUrl, "SELECT count(*) FROM flyway_schema_history WHERE success")).isNotEqualTo("0");
         execute(jdbcUrl, "CREATE TABLE restart_probe (note text)", "INSERT INTO restart_probe VALUES ('before kill -9')");
+        String sidecarKey = Files.readString(dataDir.resolve("sidecar.key"));
         long orphanPid = PostmasterPidFile.read(dataDir.resolve(EmbeddedDatabase.PGDATA)).orElseThrow().pid();
 
         first.destroyForcibly(); // SIGKILL on Linux: no shutdown hook runs
@@ -80,6 +81,8 @@ class ServeProcessTest {
         assertThat(ProcessHandle.of(orphanPid).filter(ProcessHandle::isAlive)).as("the orphan was stopped").isEmpty();
         assertThat(embeddedJdbcUrl(dataDir)).as("the port is remembered").isEqualTo(jdbcUrl);
         assertThat(query(jdbcUrl, "SELECT note FROM restart_probe")).isEqualTo("before kill -9");
+        assertThat(Files.readString(dataDir.resolve("sidecar.key"))).as("the key made by the first start is kept")
+                .isEqualTo(sidecarKey);
         long postmasterPid = PostmasterPidFile.read(dataDir.resolve(EmbeddedDatabase.PGDATA)).orElseThrow().pid();
 
         second.destroy(); // SIGTERM: a normal exit that runs the shutdown hook

@@ -3,7 +3,11 @@ package buzz.scheduled.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
+import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.adapters.relay.signature.SecretKeyFile;
 import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DeliverySettings;
@@ -39,7 +43,7 @@ class SidecarTest {
     Path dataDir;
 
     @Test
-    void start_externalDatabase_migratesWiresAndAnswersHealthAndReadiness() throws Exception {
+    void start_externalDatabase_migratesCreatesTheKeyWiresAndAnswersHealthAndReadiness() throws Exception {
         SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("DATABASE_URL", DATABASE.jdbcUrl(),
                 "BUZZ_DATA_DIR", dataDir.toString(), "HTTP_PORT", Integer.toString(freePort())));
 
@@ -57,6 +61,9 @@ class SidecarTest {
                     .isNotEqualTo(sidecar.injector().getInstance(ScheduleIdSource.class).next());
             assertThat(sidecar.injector().getInstance(AccessPolicy.class)).isInstanceOf(RelayDecidesAccess.class);
             assertThat(sidecar.injector().getInstance(DeliverySettings.class).lease()).isEqualTo(Duration.ofSeconds(60));
+            assertThat(sidecar.injector().getInstance(EventSignatures.class)).isInstanceOf(Bip340EventSignatures.class);
+            assertThat(sidecar.injector().getInstance(SecretKey.class))
+                    .isEqualTo(SecretKeyFile.read(dataDir.resolve("sidecar.key")));
         }
     }
 
