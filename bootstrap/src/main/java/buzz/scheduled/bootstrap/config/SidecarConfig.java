@@ -56,6 +56,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public static final String BUZZ_RETRY_BASE_SECONDS = "BUZZ_RETRY_BASE_SECONDS";
     public static final String BUZZ_RETRY_MAX_SECONDS = "BUZZ_RETRY_MAX_SECONDS";
     public static final String BUZZ_CLAIM_BATCH_SIZE = "BUZZ_CLAIM_BATCH_SIZE";
+    public static final String BUZZ_MAX_IN_FLIGHT = "BUZZ_MAX_IN_FLIGHT";
     public static final String BUZZ_POLL_SECONDS = "BUZZ_POLL_SECONDS";
     public static final String BUZZ_SHUTDOWN_GRACE_SECONDS = "BUZZ_SHUTDOWN_GRACE_SECONDS";
     public static final String BUZZ_RETENTION_DAYS = "BUZZ_RETENTION_DAYS";
@@ -66,7 +67,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
             BUZZ_ACCESS_CALLBACK_URL, BUZZ_MAX_HORIZON_DAYS, BUZZ_MAX_LATENESS_SECONDS, BUZZ_RELAY_MAX_FUTURE_SECONDS,
             BUZZ_MAX_PENDING_PER_OWNER, BUZZ_ALLOWED_KINDS, BUZZ_DB_POOL_SIZE, BUZZ_LEASE_SECONDS,
             BUZZ_PUBLISH_TIMEOUT_SECONDS, BUZZ_LEASE_MARGIN_SECONDS, BUZZ_REAP_GRACE_SECONDS, BUZZ_RETRY_BASE_SECONDS,
-            BUZZ_RETRY_MAX_SECONDS, BUZZ_CLAIM_BATCH_SIZE, BUZZ_POLL_SECONDS, BUZZ_SHUTDOWN_GRACE_SECONDS,
+            BUZZ_RETRY_MAX_SECONDS, BUZZ_CLAIM_BATCH_SIZE, BUZZ_MAX_IN_FLIGHT, BUZZ_POLL_SECONDS, BUZZ_SHUTDOWN_GRACE_SECONDS,
             BUZZ_RETENTION_DAYS);
 
     /** The fixed per-channel limit of SPEC §3.1: 30 messages due in one 5-minute window. */
@@ -153,10 +154,15 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                     + retryMax.toSeconds() + ") must not be below " + BUZZ_RETRY_BASE_SECONDS + " ("
                     + retryBase.toSeconds() + ")");
         }
+        int maxInFlight = (int) env.integer(BUZZ_MAX_IN_FLIGHT, 32, 1, 10_000, "sends");
+        int claimBatch = (int) env.integer(BUZZ_CLAIM_BATCH_SIZE, Math.min(32, maxInFlight), 1, 10_000, "messages");
+        if (claimBatch > maxInFlight) {
+            throw new InvalidConfigurationException(BUZZ_CLAIM_BATCH_SIZE, BUZZ_CLAIM_BATCH_SIZE + " (" + claimBatch
+                    + ") must not exceed " + BUZZ_MAX_IN_FLIGHT + " (" + maxInFlight + ")");
+        }
         Delivery delivery = new Delivery(lease, publishTimeout, margin,
                 env.seconds(BUZZ_REAP_GRACE_SECONDS, 10, 0, 3_600),
-                retryBase, retryMax,
-                (int) env.integer(BUZZ_CLAIM_BATCH_SIZE, 100, 1, 10_000, "messages"),
+                retryBase, retryMax, claimBatch, maxInFlight,
                 env.seconds(BUZZ_POLL_SECONDS, 30, 1, 3_600),
                 env.seconds(BUZZ_SHUTDOWN_GRACE_SECONDS, 15, 0, 600),
                 Duration.ofDays(env.integer(BUZZ_RETENTION_DAYS, 7, 1, 3650, "days")));
@@ -330,19 +336,22 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
      * @param reapGrace      {@code BUZZ_REAP_GRACE_SECONDS} (default 10 s): wait after a lease ends before reaping
      * @param retryBase      {@code BUZZ_RETRY_BASE_SECONDS} (default 2 s): first retry delay before jitter
      * @param retryMax       {@code BUZZ_RETRY_MAX_SECONDS} (default 120 s): largest retry delay before jitter
-     * @param claimBatchSize {@code BUZZ_CLAIM_BATCH_SIZE} (default 100): most messages claimed at once
+     * @param claimBatchSize {@code BUZZ_CLAIM_BATCH_SIZE} (default 32, at most {@code maxInFlight}): most messages
+     *                       claimed in one transaction
+     * @param maxInFlight    {@code BUZZ_MAX_IN_FLIGHT} (default 32): most sends this node runs at once
      * @param pollInterval   {@code BUZZ_POLL_SECONDS} (default 30 s): the dispatcher's backstop poll
      * @param shutdownGrace  {@code BUZZ_SHUTDOWN_GRACE_SECONDS} (default 15 s): how long in-flight sends may
      *                       finish on shutdown
      * @param retention      {@code BUZZ_RETENTION_DAYS} (default 7 days): how long terminal messages are kept
      */
     public record Delivery(Duration lease, Duration publishTimeout, Duration leaseMargin, Duration reapGrace,
-                           Duration retryBase, Duration retryMax, int claimBatchSize, Duration pollInterval,
+                           Duration retryBase, Duration retryMax, int claimBatchSize, int maxInFlight,
+                           Duration pollInterval,
                            Duration shutdownGrace, Duration retention) {
         public Delivery {
             if (lease == null || publishTimeout == null || leaseMargin == null || reapGrace == null
                     || retryBase == null || retryMax == null || pollInterval == null || shutdownGrace == null
-                    || retention == null || claimBatchSize < 1) {
+                    || retention == null || claimBatchSize < 1 || maxInFlight < claimBatchSize) {
                 throw new IllegalArgumentException("delivery timing has a missing or non-positive value");
             }
         }

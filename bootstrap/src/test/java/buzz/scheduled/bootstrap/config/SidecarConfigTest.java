@@ -131,6 +131,7 @@ class SidecarConfigTest {
             "BUZZ_PUBLISH_TIMEOUT_SECONDS|99999|from 1 to 600",
             "BUZZ_REAP_GRACE_SECONDS|x|got 'x'",
             "BUZZ_CLAIM_BATCH_SIZE|0|from 1 to",
+            "BUZZ_MAX_IN_FLIGHT|0|from 1 to 10000",
             "BUZZ_POLL_SECONDS|0|from 1 to",
             "BUZZ_RETENTION_DAYS|0|from 1 to"})
     void fromEnvironment_invalidValue_failsNamingTheVariable(String variable, String value, String expected) {
@@ -156,6 +157,22 @@ class SidecarConfigTest {
                 "BUZZ_RETRY_BASE_SECONDS", "30", "BUZZ_RETRY_MAX_SECONDS", "10")))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("BUZZ_RETRY_MAX_SECONDS (10) must not be below BUZZ_RETRY_BASE_SECONDS (30)");
+    }
+
+    @Test
+    void claimBatch_largerThanMaxInFlight_failsNamingBoth() {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of(
+                "BUZZ_CLAIM_BATCH_SIZE", "50", "BUZZ_MAX_IN_FLIGHT", "10")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("BUZZ_CLAIM_BATCH_SIZE (50) must not exceed BUZZ_MAX_IN_FLIGHT (10)");
+    }
+
+    @Test
+    void claimBatch_unsetWithSmallMaxInFlight_followsMaxInFlight() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_MAX_IN_FLIGHT", "4"));
+
+        assertThat(config.delivery().claimBatchSize()).isEqualTo(4);
+        assertThat(config.delivery().maxInFlight()).isEqualTo(4);
     }
 
     @Test
