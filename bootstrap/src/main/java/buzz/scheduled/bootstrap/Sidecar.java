@@ -1,9 +1,9 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.adapters.http.HttpApi;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.database.SidecarDatabase;
-import buzz.scheduled.bootstrap.http.HealthOnlyHttpServer;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Module;
@@ -48,9 +48,14 @@ public final class Sidecar implements AutoCloseable {
             SecretKey key = SidecarKeys.readOrCreate(config.relay().secretKeyFile());
             LOG.info("sidecar public key {} (from {})", key.publicKey().hex(), config.relay().secretKeyFile());
             injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database, key));
-            HealthOnlyHttpServer http = own(HealthOnlyHttpServer.start(config.http().host(), config.http().port(),
-                    database.dataSource()));
-            httpPort = http.port();
+            HttpApi http = injector.getInstance(HttpApi.class);
+            own((AutoCloseable) http::stop);
+            try {
+                httpPort = http.start(config.http().host(), config.http().port());
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("cannot listen on " + config.http().host() + ":" + config.http().port()
+                        + " (HTTP_HOST, HTTP_PORT): " + e.getMessage(), e);
+            }
             // Seam: start the dispatcher here once it lands.
         } catch (IOException | RuntimeException e) {
             close();
@@ -60,7 +65,8 @@ public final class Sidecar implements AutoCloseable {
 
     /** The modules of the object graph; grows as adapters land. */
     static List<Module> modules(SidecarConfig config, SidecarDatabase database, SecretKey key) {
-        return List.of(new SidecarModule(config, database.dataSource()), new RelayModule(key));
+        return List.of(new SidecarModule(config, database.dataSource()), new RelayModule(key), new PersistenceModule(),
+                new ApplicationModule(), new HttpModule());
     }
 
     /** The wired object graph (after {@link #start}). */

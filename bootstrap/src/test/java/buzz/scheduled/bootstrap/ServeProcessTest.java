@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.database.EmbeddedDatabase;
 import buzz.scheduled.bootstrap.database.PostmasterPidFile;
+import buzz.scheduled.domain.nostr.NostrEvent;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code serve} as an operator runs it: a separate JVM with no {@code DATABASE_URL} (so the embedded PostgreSQL
- * under {@code BUZZ_DATA_DIR}), killed with SIGKILL and started again on the same data. Runs the test class path's
+ * under {@code BUZZ_DATA_DIR}), given a scheduled message through the real API (BIP-340 signed, NIP-98
+ * authenticated), killed with SIGKILL and started again on the same data. Runs the test class path's
  * {@code Main}, or the shaded jar named by the system property {@code buzz.serve.jar}.
  */
 class ServeProcessTest {
@@ -58,7 +60,7 @@ class ServeProcessTest {
     }
 
     @Test
-    void serve_killedWithSigkillAndStartedAgain_answersHealthzAndKeepsItsData() throws Exception {
+    void serve_killedWithSigkillAndStartedAgain_answersHealthzAndKeepsTheScheduledMessage() throws Exception {
         Path dataDir = work.resolve("var");
         int httpPort = freePort();
 
@@ -66,7 +68,11 @@ class ServeProcessTest {
         long firstStartMillis = awaitHealthy(first, httpPort, work.resolve("first.log"));
         String jdbcUrl = embeddedJdbcUrl(dataDir);
         assertThat(query(jdbcUrl, "SELECT count(*) FROM flyway_schema_history WHERE success")).isNotEqualTo("0");
-        execute(jdbcUrl, "CREATE TABLE restart_probe (note text)", "INSERT INTO restart_probe VALUES ('before kill -9')");
+        OwnerClient owner = new OwnerClient(httpPort);
+        NostrEvent event = owner.message("general", "see you tomorrow", Duration.ofDays(1));
+        OwnerClient.Reply created = owner.schedule(event);
+        assertThat(created.status()).as(created.text()).isEqualTo(201);
+        String id = created.json().get("id").asText();
         String sidecarKey = Files.readString(dataDir.resolve("sidecar.key"));
         long orphanPid = PostmasterPidFile.read(dataDir.resolve(EmbeddedDatabase.PGDATA)).orElseThrow().pid();
 
@@ -80,7 +86,11 @@ class ServeProcessTest {
         long secondStartMillis = awaitHealthy(second, httpPort, work.resolve("second.log"));
         assertThat(ProcessHandle.of(orphanPid).filter(ProcessHandle::isAlive)).as("the orphan was stopped").isEmpty();
         assertThat(embeddedJdbcUrl(dataDir)).as("the port is remembered").isEqualTo(jdbcUrl);
-        assertThat(query(jdbcUrl, "SELECT note FROM restart_probe")).isEqualTo("before kill -9");
+        OwnerClient.Reply kept = owner.get(id);
+        assertThat(kept.status()).as(kept.text()).isEqualTo(200);
+        assertThat(kept.json().get("state").asText()).isEqualTo("scheduled");
+        assertThat(kept.json().get("event_id").asText()).isEqualTo(event.id().hex());
+        assertThat(kept.json().get("event").get("sig").asText()).isEqualTo(event.sig().hex());
         assertThat(Files.readString(dataDir.resolve("sidecar.key"))).as("the key made by the first start is kept")
                 .isEqualTo(sidecarKey);
         long postmasterPid = PostmasterPidFile.read(dataDir.resolve(EmbeddedDatabase.PGDATA)).orElseThrow().pid();
@@ -110,6 +120,7 @@ class ServeProcessTest {
         SidecarConfig.VARIABLES.forEach(env::remove);
         env.put("BUZZ_DATA_DIR", dataDir.toString());
         env.put("HTTP_PORT", Integer.toString(httpPort));
+        env.put("BUZZ_SCHEDULED_MESSAGES", "on");
         Process process = builder.start();
         started.add(process);
         return process;
@@ -150,14 +161,6 @@ class ServeProcessTest {
         try (ServerSocket socket = new ServerSocket()) {
             socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             return socket.getLocalPort();
-        }
-    }
-
-    private static void execute(String jdbcUrl, String... statements) throws SQLException {
-        try (Connection connection = DriverManager.getConnection(jdbcUrl); Statement statement = connection.createStatement()) {
-            for (String sql : statements) {
-                statement.execute(sql);
-            }
         }
     }
 

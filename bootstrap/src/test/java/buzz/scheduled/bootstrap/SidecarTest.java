@@ -13,6 +13,7 @@ import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.RelayDecidesAccess;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.domain.nostr.NostrEvent;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -51,6 +52,7 @@ class SidecarTest {
             sidecar.start(config);
 
             assertThat(get(sidecar.httpPort(), "/healthz").statusCode()).isEqualTo(200);
+            assertThat(get(sidecar.httpPort(), "/healthz").body()).contains("up");
             HttpResponse<String> ready = get(sidecar.httpPort(), "/readyz");
             assertThat(ready.statusCode()).isEqualTo(200);
             assertThat(ready.body()).contains("ready");
@@ -68,7 +70,34 @@ class SidecarTest {
     }
 
     @Test
-    void start_portAlreadyTaken_failsAndReleasesTheDatabasePool() throws Exception {
+    void ownerRoutes_realSignatures_scheduleAndReadBackAndRefuseAForgedSignature() throws Exception {
+        int port = freePort();
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("DATABASE_URL", DATABASE.jdbcUrl(),
+                "BUZZ_DATA_DIR", dataDir.toString(), "HTTP_PORT", Integer.toString(port), "BUZZ_SCHEDULED_MESSAGES", "on"));
+
+        try (Sidecar sidecar = new Sidecar()) {
+            sidecar.start(config);
+            OwnerClient owner = new OwnerClient(port);
+            NostrEvent event = owner.message("general", "standup in an hour", Duration.ofHours(1));
+
+            OwnerClient.Reply created = owner.schedule(event);
+            assertThat(created.status()).as(created.text()).isEqualTo(201);
+            OwnerClient.Reply read = owner.get(created.json().get("id").asText());
+            assertThat(read.status()).as(read.text()).isEqualTo(200);
+            assertThat(read.json().get("event_id").asText()).isEqualTo(event.id().hex());
+            assertThat(read.json().get("state").asText()).isEqualTo("scheduled");
+
+            NostrEvent other = owner.message("general", "another text", Duration.ofHours(2));
+            NostrEvent forged = new NostrEvent(other.id(), other.pubkey(), other.createdAt(), other.kind(), other.tags(),
+                    other.content(), event.sig());
+            OwnerClient.Reply refused = owner.schedule(forged);
+            assertThat(refused.status()).as(refused.text()).isEqualTo(400);
+            assertThat(refused.json().get("error").asText()).isEqualTo("invalid_event");
+        }
+    }
+
+    @Test
+    void serve_portAlreadyTaken_exitsWith1NamingTheAddress() throws Exception {
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
             ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -80,7 +109,9 @@ class SidecarTest {
             int code = main.run(new String[] {"serve"});
 
             assertThat(code).isEqualTo(Main.EXIT_FAILED);
-            assertThat(err.toString(StandardCharsets.UTF_8)).contains("serve failed").contains("Address already in use");
+            assertThat(err.toString(StandardCharsets.UTF_8)).contains("serve failed")
+                    .contains("cannot listen on 127.0.0.1:" + taken.getLocalPort() + " (HTTP_HOST, HTTP_PORT)")
+                    .contains("already in use");
         }
     }
 
