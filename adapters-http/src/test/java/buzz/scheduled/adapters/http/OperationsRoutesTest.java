@@ -91,7 +91,7 @@ class OperationsRoutesTest {
             Instant deadline = Instant.now().plusSeconds(5);
             while (api.api.requestCount("GET", "/v1/scheduled-messages/{id}", 401) == 0
                     && Instant.now().isBefore(deadline)) {
-                Thread.onSpinWait();
+                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
             }
             ApiFixture.Reply reply = api.call("GET", "/metrics").send();
 
