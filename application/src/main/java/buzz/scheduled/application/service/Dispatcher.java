@@ -41,7 +41,7 @@ import java.util.function.LongSupplier;
  * the next due time (computed on the store's clock), woken early by the {@link DueWorkSignal}, and never
  * longer than the backstop poll.
  *
- * <p>The send deadline is measured on a monotonic clock from the moment the pre-send step answered, and is
+ * <p>The send deadline is measured on a monotonic clock from just before the pre-send step was asked, and is
  * checked right before publishing; a send whose lease renewal reported the claim lost, or whose deadline
  * passed while it stalled, publishes nothing. The residual risk (a stall after that check) is described in
  * DELIVERY.md.
@@ -192,6 +192,17 @@ public final class Dispatcher {
         }
     }
 
+    /** Whether {@link #stop} was called. */
+    boolean stopRequested() {
+        return stopping;
+    }
+
+    /** Whether the claim loop has ended (after a stop). */
+    boolean claimLoopEnded() {
+        Thread loop = claimLoop;
+        return loop != null && !loop.isAlive();
+    }
+
     /** What this dispatcher has done since it started (for metrics and tests). */
     public Counts counts() {
         return tally.snapshot();
@@ -340,10 +351,12 @@ public final class Dispatcher {
                 tally.fenceRejections.incrementAndGet();
                 return;
             }
+            // The budget is measured from before the pre-send step asked the store, which read its clock
+            // later: the local deadline can only end earlier than the lease, never after it.
+            long gateAsked = monotonicNanos.getAsLong();
             GateResult gate = delivery.startSending(work);
-            long gateAnswered = monotonicNanos.getAsLong();
             switch (gate) {
-                case GateResult.Send send -> publishAndRecord(entry, send, gateAnswered);
+                case GateResult.Send send -> publishAndRecord(entry, send, gateAsked);
                 case GateResult.Dropped dropped -> {
                     tally.fenceRejections.incrementAndGet();
                     LOG.log(Level.DEBUG, "not sending {0}: {1}", work.id(), dropped.why());
@@ -367,9 +380,9 @@ public final class Dispatcher {
         }
     }
 
-    private void publishAndRecord(InFlight entry, GateResult.Send send, long gateAnswered) {
+    private void publishAndRecord(InFlight entry, GateResult.Send send, long gateAsked) {
         ClaimedWork work = entry.work;
-        long deadline = gateAnswered + send.budget().toNanos();
+        long deadline = gateAsked + send.budget().toNanos();
         // The last check before the socket: a claim reported lost or a deadline passed while this thread
         // stalled means someone else may own the message now.
         long left = deadline - monotonicNanos.getAsLong();
