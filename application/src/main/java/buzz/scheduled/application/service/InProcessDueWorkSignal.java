@@ -82,6 +82,16 @@ public final class InProcessDueWorkSignal implements DueWorkSignal {
         }
     }
 
+    /** Whether a thread is waiting in {@link #awaitWork} now (for tests and diagnostics). */
+    public boolean hasWaiters() {
+        lock.lock();
+        try {
+            return lock.hasWaiters(arrived);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     @Override
     public void close() {
         lock.lock();
