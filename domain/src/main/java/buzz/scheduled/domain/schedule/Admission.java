@@ -12,8 +12,14 @@ import java.time.Instant;
  */
 public record Admission(NostrEvent event, Channel channel, Instant dueAt) {
     public Admission {
-        if (event == null || channel == null || dueAt == null) {
-            throw new IllegalArgumentException("an admission needs an event, a channel and a due time");
+        if (event == null) {
+            throw new IllegalArgumentException("an admission needs an event");
+        }
+        if (channel == null) {
+            throw new IllegalArgumentException("an admission needs a channel");
+        }
+        if (dueAt == null) {
+            throw new IllegalArgumentException("an admission needs a due time");
         }
     }
 }

@@ -8,8 +8,11 @@ package buzz.scheduled.domain.schedule;
  */
 public record Refusal(RefusalCode code, String message) {
     public Refusal {
-        if (code == null || message == null || message.isBlank()) {
-            throw new IllegalArgumentException("a refusal needs a code and a message");
+        if (code == null) {
+            throw new IllegalArgumentException("a refusal needs a code");
+        }
+        if (message == null || message.isBlank()) {
+            throw new IllegalArgumentException("refusal " + code.wireName() + " needs a message");
         }
     }
 }

@@ -37,8 +37,11 @@ public sealed interface ScheduleState {
     /** Claimed by a dispatcher that holds {@code token} until {@code leaseUntil}; nothing sent yet. */
     record Claimed(FencingToken token, Instant leaseUntil) implements ScheduleState {
         public Claimed {
-            if (token == null || leaseUntil == null) {
-                throw new IllegalArgumentException("a claim needs a token and a lease");
+            if (token == null) {
+                throw new IllegalArgumentException("a claim needs a fencing token");
+            }
+            if (leaseUntil == null) {
+                throw new IllegalArgumentException("a claim needs a lease end (leaseUntil)");
             }
         }
 
@@ -51,8 +54,11 @@ public sealed interface ScheduleState {
     /** Passed the fenced pre-send step; the event is on its way to the relay. */
     record Sending(FencingToken token, Instant leaseUntil) implements ScheduleState {
         public Sending {
-            if (token == null || leaseUntil == null) {
-                throw new IllegalArgumentException("sending needs a token and a lease");
+            if (token == null) {
+                throw new IllegalArgumentException("sending needs a fencing token");
+            }
+            if (leaseUntil == null) {
+                throw new IllegalArgumentException("sending needs a lease end (leaseUntil)");
             }
         }
 
@@ -103,8 +109,11 @@ public sealed interface ScheduleState {
     /** Will never be delivered, for {@code reason}. */
     record Failed(FailureReason reason, Instant failedAt) implements ScheduleState {
         public Failed {
-            if (reason == null || failedAt == null) {
-                throw new IllegalArgumentException("a failure needs a reason and a time");
+            if (reason == null) {
+                throw new IllegalArgumentException("a failure needs a reason");
+            }
+            if (failedAt == null) {
+                throw new IllegalArgumentException("a failure needs a time (failedAt)");
             }
         }
 

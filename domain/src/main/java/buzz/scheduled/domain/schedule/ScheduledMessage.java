@@ -35,10 +35,16 @@ public record ScheduledMessage(
         Optional<NostrEvent> event, ScheduleState state, int attempts, Instant createdAt, Instant updatedAt) {
 
     public ScheduledMessage {
-        if (id == null || owner == null || channel == null || revision == null || eventId == null
-                || dueAt == null || event == null || state == null || createdAt == null || updatedAt == null) {
-            throw new IllegalArgumentException("scheduled message " + id + " has a missing field");
-        }
+        requirePresent(id, "id", id);
+        requirePresent(id, "owner", owner);
+        requirePresent(id, "channel", channel);
+        requirePresent(id, "revision", revision);
+        requirePresent(id, "eventId", eventId);
+        requirePresent(id, "dueAt", dueAt);
+        requirePresent(id, "event", event);
+        requirePresent(id, "state", state);
+        requirePresent(id, "createdAt", createdAt);
+        requirePresent(id, "updatedAt", updatedAt);
         if (attempts < 0) {
             throw new IllegalArgumentException("attempts must not be negative, got " + attempts);
         }
@@ -53,6 +59,12 @@ public record ScheduledMessage(
         } else if (!(state instanceof Cancelled || state instanceof Failed || state instanceof Published)) {
             throw new IllegalArgumentException("only a terminal message may have its event purged, state is "
                     + state.wireName());
+        }
+    }
+
+    private static void requirePresent(ScheduleId id, String field, Object value) {
+        if (value == null) {
+            throw new IllegalArgumentException("scheduled message " + id + ": " + field + " is missing");
         }
     }
 
