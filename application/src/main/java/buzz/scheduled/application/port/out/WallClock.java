@@ -2,9 +2,8 @@ package buzz.scheduled.application.port.out;
 
 import java.time.Instant;
 
-/** The one clock of the application; tests set it, production reads the system clock. */
+/** The sidecar's clock (admission and NIP-98 windows); delivery decisions use the database clock instead. */
 public interface WallClock {
-
     /** The current instant. */
     Instant now();
 }

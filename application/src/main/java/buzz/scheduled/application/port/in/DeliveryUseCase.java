@@ -1,0 +1,105 @@
+package buzz.scheduled.application.port.in;
+
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.domain.schedule.FencingToken;
+import buzz.scheduled.domain.schedule.Revision;
+import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The steps a dispatcher takes to turn "due" into "published" (SPEC §3.6–3.8, DELIVERY.md): claim a batch,
+ * pass each claim through the fenced pre-send step, publish (the dispatcher's own I/O), then record the
+ * outcome with a fenced write. Each step is its own short transaction; none is held across relay I/O.
+ */
+public interface DeliveryUseCase {
+
+    /** Claims up to {@code limit} due messages on the store's clock; committed before this returns. */
+    List<ClaimedWork> claimDue(int limit);
+
+    /**
+     * The fenced pre-send step: re-reads the message, re-checks token, revision, lease, lateness and access,
+     * and moves it {@code claimed → sending}. Only on {@link GateResult.Send} may the event be published.
+     */
+    GateResult startSending(ClaimedWork work);
+
+    /** Records the relay's acceptance ({@code OK true} or {@code duplicate:}). */
+    boolean published(ClaimedWork work);
+
+    /** Schedules a retry with backoff after a transient answer, or fails it {@code expired} past the limit. */
+    boolean retryLater(ClaimedWork work, String why);
+
+    /** Fails it for good (e.g. {@code relay_rejected}); never retried. */
+    boolean failed(ClaimedWork work, FailureReason reason, String why);
+
+    /** Gives back a claim that was never started (graceful shutdown). */
+    boolean release(ClaimedWork work);
+
+    /** Returns messages whose leases expired to {@code scheduled}; idempotent, safe on several nodes. */
+    int reapExpiredLeases();
+
+    /** When the next message becomes claimable, if any (for the dispatcher's sleep). */
+    java.util.Optional<Instant> nextDueAt();
+
+    /**
+     * A claim held by this dispatcher.
+     *
+     * @param id         the message
+     * @param token      the claim's fencing token
+     * @param revision   the revision claimed (a newer one revokes the claim)
+     * @param event      the event of that revision
+     * @param dueAt      when it became due
+     * @param leaseUntil when the claim lapses unless renewed (store clock)
+     * @param attempts   claims made so far, this one included
+     */
+    record ClaimedWork(ScheduleId id, FencingToken token, Revision revision, NostrEvent event, Instant dueAt,
+                       Instant leaseUntil, int attempts) {
+        public ClaimedWork {
+            if (id == null || token == null || revision == null || event == null || dueAt == null
+                    || leaseUntil == null) {
+                throw new IllegalArgumentException("claimed work has a missing field");
+            }
+        }
+
+        /** The claim as a store key. */
+        public buzz.scheduled.application.port.out.ScheduleStore.Claim claim() {
+            return new buzz.scheduled.application.port.out.ScheduleStore.Claim(id, token);
+        }
+
+        /** Reads a freshly claimed message. */
+        public static ClaimedWork of(ScheduledMessage claimed) {
+            if (!(claimed.state() instanceof buzz.scheduled.domain.schedule.ScheduleState.Claimed state)) {
+                throw new IllegalArgumentException("message " + claimed.id() + " is not claimed");
+            }
+            NostrEvent event = claimed.event().orElseThrow(
+                    () -> new IllegalStateException("claimed message " + claimed.id() + " has no event"));
+            return new ClaimedWork(claimed.id(), state.token(), claimed.revision(), event, claimed.dueAt(),
+                    state.leaseUntil(), claimed.attempts());
+        }
+    }
+
+    /** The fenced pre-send step's answer. */
+    sealed interface GateResult {
+        /**
+         * Publish {@code event} now, giving up after {@code budget} (shorter than what is left of the lease,
+         * measured from this answer on the caller's monotonic clock).
+         */
+        record Send(NostrEvent event, Duration budget) implements GateResult {
+        }
+
+        /** The claim is no longer this dispatcher's (a fence rejection): send nothing. */
+        record Dropped(String why) implements GateResult {
+        }
+
+        /** The message ended instead (expired, access denied): send nothing. */
+        record Ended(ScheduledMessage message) implements GateResult {
+        }
+
+        /** The access policy could not answer: retry later was scheduled; send nothing now. */
+        record Deferred(String why) implements GateResult {
+        }
+    }
+}

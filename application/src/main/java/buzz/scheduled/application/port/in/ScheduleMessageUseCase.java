@@ -1,0 +1,50 @@
+package buzz.scheduled.application.port.in;
+
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.schedule.Refusal;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.util.Optional;
+
+/** Admits a signed event for later delivery (SPEC §3.1–3.2). */
+public interface ScheduleMessageUseCase {
+
+    /** Applies every admission rule in SPEC §3.1 order; stores nothing on any refusal. */
+    ScheduleResult schedule(ScheduleMessageCommand command);
+
+    /**
+     * @param owner          the authenticated pubkey (NIP-98)
+     * @param event          the strictly parsed event (its signature is checked here)
+     * @param idempotencyKey the {@code Idempotency-Key} header; the event id when absent
+     */
+    record ScheduleMessageCommand(PublicKey owner, NostrEvent event, Optional<String> idempotencyKey) {
+        public ScheduleMessageCommand {
+            if (owner == null || event == null || idempotencyKey == null) {
+                throw new IllegalArgumentException("schedule command needs an owner, an event and a key option");
+            }
+        }
+    }
+
+    /** The outcome of an admission. */
+    sealed interface ScheduleResult {
+        /** Stored as a new message. */
+        record Created(ScheduledMessage message) implements ScheduleResult {
+        }
+
+        /** A retry of an earlier identical create: that message, unchanged. */
+        record Replayed(ScheduledMessage message) implements ScheduleResult {
+        }
+
+        /** A rule of SPEC §3.1 refused it. */
+        record Refused(Refusal refusal) implements ScheduleResult {
+        }
+
+        /** The idempotency key was used for a different event. */
+        record IdempotencyConflict(String message) implements ScheduleResult {
+        }
+
+        /** A dependency (access policy) could not answer; try again later. */
+        record Unavailable(String message) implements ScheduleResult {
+        }
+    }
+}

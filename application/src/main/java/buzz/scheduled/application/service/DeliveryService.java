@@ -1,0 +1,128 @@
+package buzz.scheduled.application.service;
+
+import buzz.scheduled.application.port.in.DeliveryUseCase;
+import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
+import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.domain.schedule.DeliveryOutcome;
+import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.domain.schedule.ScheduleState;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BiFunction;
+
+/**
+ * Claims, fences and finishes deliveries over the storage port (DELIVERY.md steps 1, 3, 5 and 6). Every
+ * decision uses the store's clock, and every write is a compare-and-set on (state, token, revision), so a
+ * dispatcher that lost its claim changes nothing.
+ */
+public final class DeliveryService implements DeliveryUseCase {
+
+    private final ScheduleStore store;
+    private final AccessPolicy access;
+    private final DeliverySettings settings;
+
+    public DeliveryService(ScheduleStore store, AccessPolicy access, DeliverySettings settings) {
+        this.store = store;
+        this.access = access;
+        this.settings = settings;
+    }
+
+    @Override
+    public List<ClaimedWork> claimDue(int limit) {
+        return store.claimDue(limit, settings.lease()).stream().map(ClaimedWork::of).toList();
+    }
+
+    @Override
+    public GateResult startSending(ClaimedWork work) {
+        Optional<ScheduledMessage> found = store.find(work.id());
+        if (found.isEmpty()) {
+            return new GateResult.Dropped("message " + work.id() + " is gone");
+        }
+        ScheduledMessage current = found.get();
+        if (!current.token().equals(Optional.of(work.token())) || !current.revision().equals(work.revision())
+                || !(current.state() instanceof ScheduleState.Claimed)) {
+            return new GateResult.Dropped("claim " + work.token() + " on " + work.id() + " was superseded");
+        }
+        AccessDecision decision = access.check(current.owner(), current.channel(), work.event().kind());
+        if (decision instanceof AccessDecision.Denied denied) {
+            return finish(current, work, (message, now) -> message.fail(work.token(), FailureReason.ACCESS_DENIED, now))
+                    .<GateResult>map(GateResult.Ended::new)
+                    .orElseGet(() -> new GateResult.Dropped("lost the claim while recording " + denied.code().wireName()));
+        }
+        if (decision instanceof AccessDecision.Unavailable unavailable) {
+            retryLater(work, "access policy unavailable: " + unavailable.message());
+            return new GateResult.Deferred(unavailable.message());
+        }
+        Instant now = store.now();
+        DeliveryOutcome outcome = current.startSending(work.token(), work.revision(), settings.minLeaseLeft(),
+                settings.maxLateness(), now);
+        return switch (outcome) {
+            case DeliveryOutcome.Fenced fenced -> new GateResult.Dropped(fenced.why());
+            case DeliveryOutcome.Moved moved -> {
+                if (!store.replace(current, moved.message())) {
+                    yield new GateResult.Dropped("claim " + work.token() + " on " + work.id() + " lost a race");
+                }
+                if (moved.message().state() instanceof ScheduleState.Sending sending) {
+                    Duration left = Duration.between(now, sending.leaseUntil()).minus(settings.safetyMargin());
+                    Duration budget = left.compareTo(settings.publishTimeout()) < 0 ? left : settings.publishTimeout();
+                    yield new GateResult.Send(work.event(), budget);
+                }
+                yield new GateResult.Ended(moved.message());
+            }
+        };
+    }
+
+    @Override
+    public boolean published(ClaimedWork work) {
+        return finish(work, (message, now) -> message.publish(work.token(), now)).isPresent();
+    }
+
+    @Override
+    public boolean retryLater(ClaimedWork work, String why) {
+        return finish(work, (message, now) -> message.retryLater(work.token(),
+                now.plus(settings.backoff().delay(Math.max(1, message.attempts()))), settings.maxLateness(), now))
+                .isPresent();
+    }
+
+    @Override
+    public boolean failed(ClaimedWork work, FailureReason reason, String why) {
+        return finish(work, (message, now) -> message.fail(work.token(), reason, now)).isPresent();
+    }
+
+    @Override
+    public boolean release(ClaimedWork work) {
+        return finish(work, (message, now) -> message.release(work.token(), now)).isPresent();
+    }
+
+    @Override
+    public int reapExpiredLeases() {
+        return store.reapExpiredLeases(settings.reapGrace());
+    }
+
+    @Override
+    public Optional<Instant> nextDueAt() {
+        return store.nextDueAt();
+    }
+
+    private Optional<ScheduledMessage> finish(ClaimedWork work,
+                                              BiFunction<ScheduledMessage, Instant, DeliveryOutcome> transition) {
+        return store.find(work.id()).flatMap(current -> finish(current, work, transition));
+    }
+
+    /** One fenced write: the transition on the store's clock, then compare-and-set. */
+    private Optional<ScheduledMessage> finish(ScheduledMessage current, ClaimedWork work,
+                                              BiFunction<ScheduledMessage, Instant, DeliveryOutcome> transition) {
+        if (!current.revision().equals(work.revision())) {
+            return Optional.empty();
+        }
+        return switch (transition.apply(current, store.now())) {
+            case DeliveryOutcome.Fenced fenced -> Optional.empty();
+            case DeliveryOutcome.Moved moved ->
+                    store.replace(current, moved.message()) ? Optional.of(moved.message()) : Optional.empty();
+        };
+    }
+}

@@ -1,0 +1,217 @@
+package buzz.scheduled.application.service;
+
+import buzz.scheduled.application.port.in.CancelMessageUseCase;
+import buzz.scheduled.application.port.in.GetMessageUseCase;
+import buzz.scheduled.application.port.in.ListMessagesUseCase;
+import buzz.scheduled.application.port.in.OwnerChangeResult;
+import buzz.scheduled.application.port.in.ReviseMessageUseCase;
+import buzz.scheduled.application.port.in.ScheduleMessageUseCase;
+import buzz.scheduled.application.port.in.SendNowUseCase;
+import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
+import buzz.scheduled.application.port.out.EventSignatures;
+import buzz.scheduled.application.port.out.ScheduleIdSource;
+import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
+import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.schedule.Admission;
+import buzz.scheduled.domain.schedule.AdmissionRules.Timing;
+import buzz.scheduled.domain.schedule.AdmissionVerdict;
+import buzz.scheduled.domain.schedule.OwnerOutcome;
+import buzz.scheduled.domain.schedule.Refusal;
+import buzz.scheduled.domain.schedule.RefusalCode;
+import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The owner's side: schedule, edit, cancel, send now, get and list (SPEC §3.1–3.5, §3.12). Admission applies
+ * the rules in SPEC §3.1 order — event validity, ownership, kind/channel/size/expiration, time, then
+ * tombstone, access and limits — and stores nothing on any refusal.
+ */
+public final class OwnerMessagesService implements ScheduleMessageUseCase, ReviseMessageUseCase,
+        CancelMessageUseCase, SendNowUseCase, GetMessageUseCase, ListMessagesUseCase {
+
+    /** Compare-and-set attempts before a change gives up to a storm of concurrent writers. */
+    private static final int MAX_CAS_ATTEMPTS = 8;
+
+    private final ScheduleStore store;
+    private final EventSignatures signatures;
+    private final AccessPolicy access;
+    private final ScheduleIdSource ids;
+    private final WallClock clock;
+    private final SchedulingSettings settings;
+
+    public OwnerMessagesService(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
+                                ScheduleIdSource ids, WallClock clock, SchedulingSettings settings) {
+        this.store = store;
+        this.signatures = signatures;
+        this.access = access;
+        this.ids = ids;
+        this.clock = clock;
+        this.settings = settings;
+    }
+
+    @Override
+    public ScheduleResult schedule(ScheduleMessageCommand command) {
+        Instant now = clock.now();
+        Admission admission;
+        switch (admit(command.owner(), command.event(), Timing.FUTURE, now)) {
+            case Admit.Ok ok -> admission = ok.admission();
+            case Admit.No no -> {
+                return new ScheduleResult.Refused(no.refusal());
+            }
+            case Admit.Down down -> {
+                return new ScheduleResult.Unavailable(down.message());
+            }
+        }
+        ScheduledMessage message = ScheduledMessage.admit(ids.next(), admission, now);
+        String key = command.idempotencyKey().orElse(command.event().id().hex());
+        CreateResult created = store.create(message, new ScheduleStore.IdempotencyKey(command.owner(), key),
+                settings.limits());
+        return switch (created) {
+            case CreateResult.Created c -> new ScheduleResult.Created(c.message());
+            case CreateResult.Replayed r -> new ScheduleResult.Replayed(r.message());
+            case CreateResult.IdempotencyConflict c -> new ScheduleResult.IdempotencyConflict(
+                    "idempotency key was used for event " + c.existingEventId() + " (message " + c.existing()
+                            + "), not for event " + command.event().id());
+            case CreateResult.ChannelDeleted d -> new ScheduleResult.Refused(new Refusal(
+                    RefusalCode.CHANNEL_NOT_FOUND, "channel " + message.channel() + " was deleted"));
+            case CreateResult.TooManyPending t -> new ScheduleResult.Refused(new Refusal(
+                    RefusalCode.TOO_MANY_PENDING, "owner already has " + t.limit() + " pending scheduled messages"));
+            case CreateResult.ChannelWindowFull w -> new ScheduleResult.Refused(new Refusal(
+                    RefusalCode.RESTRICTED_TOO_MANY, "channel " + message.channel() + " already has " + w.limit()
+                    + " messages due in the " + settings.limits().channelWindow().toMinutes()
+                    + "-minute window starting " + w.windowStart().getEpochSecond()));
+        };
+    }
+
+    @Override
+    public OwnerChangeResult revise(ReviseMessageCommand command) {
+        Instant now = clock.now();
+        if (owned(command.owner(), command.id()).isEmpty()) {
+            return new OwnerChangeResult.NotFound();
+        }
+        return switch (admit(command.owner(), command.event(), Timing.FUTURE, now)) {
+            case Admit.Ok ok -> change(command.owner(), command.id(),
+                    current -> current.revise(ok.admission(), command.ifMatch(), now));
+            case Admit.No no -> new OwnerChangeResult.Refused(no.refusal());
+            case Admit.Down down -> new OwnerChangeResult.Unavailable(down.message());
+        };
+    }
+
+    @Override
+    public OwnerChangeResult cancel(CancelMessageCommand command) {
+        Instant now = clock.now();
+        return change(command.owner(), command.id(), current -> current.cancel(now));
+    }
+
+    @Override
+    public OwnerChangeResult sendNow(SendNowCommand command) {
+        Instant now = clock.now();
+        if (command.event().isEmpty()) {
+            return change(command.owner(), command.id(), current -> current.sendNow(settings.relayWindow(), now));
+        }
+        if (owned(command.owner(), command.id()).isEmpty()) {
+            return new OwnerChangeResult.NotFound();
+        }
+        return switch (admit(command.owner(), command.event().get(), Timing.IMMEDIATE, now)) {
+            case Admit.Ok ok -> change(command.owner(), command.id(),
+                    current -> current.sendNow(ok.admission(), settings.relayWindow(), now));
+            case Admit.No no -> new OwnerChangeResult.Refused(no.refusal());
+            case Admit.Down down -> new OwnerChangeResult.Unavailable(down.message());
+        };
+    }
+
+    @Override
+    public Optional<ScheduledMessage> get(PublicKey owner, ScheduleId id) {
+        return owned(owner, id);
+    }
+
+    @Override
+    public ScheduleStore.Page list(ScheduleStore.ListQuery query) {
+        return store.list(query);
+    }
+
+    private Optional<ScheduledMessage> owned(PublicKey owner, ScheduleId id) {
+        return store.find(id).filter(message -> message.owner().equals(owner));
+    }
+
+    /** Reads, applies the domain transition, compare-and-sets; re-reads and tries again on a lost race. */
+    private OwnerChangeResult change(PublicKey owner, ScheduleId id, Function<ScheduledMessage, OwnerOutcome> op) {
+        for (int attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+            Optional<ScheduledMessage> found = owned(owner, id);
+            if (found.isEmpty()) {
+                return new OwnerChangeResult.NotFound();
+            }
+            ScheduledMessage current = found.get();
+            OwnerOutcome outcome = op.apply(current);
+            switch (outcome) {
+                case OwnerOutcome.Changed changed -> {
+                    if (store.replace(current, changed.message())) {
+                        return new OwnerChangeResult.Done(changed.message());
+                    }
+                }
+                case OwnerOutcome.Unchanged unchanged -> {
+                    return new OwnerChangeResult.Done(unchanged.message());
+                }
+                case OwnerOutcome.RevisionConflict conflict -> {
+                    return new OwnerChangeResult.RevisionConflict(conflict.current());
+                }
+                case OwnerOutcome.Refused refused -> {
+                    return new OwnerChangeResult.StateConflict(refused.refusal(),
+                            stateConflictMessage(refused.refusal(), current));
+                }
+            }
+        }
+        return new OwnerChangeResult.Unavailable("message " + id + " kept changing under concurrent writers; try again");
+    }
+
+    private static String stateConflictMessage(buzz.scheduled.domain.schedule.OwnerRefusal refusal,
+                                               ScheduledMessage current) {
+        return switch (refusal) {
+            case DISPATCHING -> "message " + current.id() + " is being sent to the relay right now";
+            case NOT_PENDING -> "message " + current.id() + " is " + current.state().wireName() + " and can no longer change";
+            case ALREADY_SENT -> "message " + current.id() + " was already published";
+            case RESIGN_REQUIRED -> "the stored event's created_at is outside the relay's window of "
+                    + "now; send a newly signed event";
+        };
+    }
+
+    /** Event validity, the I/O-free rules, the tombstone, then access: everything but the stored limits. */
+    private Admit admit(PublicKey owner, NostrEvent event, Timing timing, Instant now) {
+        if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
+            return new Admit.No(new Refusal(RefusalCode.INVALID_EVENT, invalid.reason()));
+        }
+        AdmissionVerdict verdict = settings.rules().check(event, owner, timing, now);
+        if (verdict instanceof AdmissionVerdict.Refused refused) {
+            return new Admit.No(refused.refusal());
+        }
+        Admission admission = ((AdmissionVerdict.Admitted) verdict).admission();
+        if (store.channelDeleted(admission.channel())) {
+            return new Admit.No(new Refusal(RefusalCode.CHANNEL_NOT_FOUND,
+                    "channel " + admission.channel() + " was deleted"));
+        }
+        return switch (access.check(owner, admission.channel(), event.kind())) {
+            case AccessDecision.Allowed allowed -> new Admit.Ok(admission);
+            case AccessDecision.Denied denied -> new Admit.No(new Refusal(denied.code(), denied.message()));
+            case AccessDecision.Unavailable unavailable -> new Admit.Down(unavailable.message());
+        };
+    }
+
+    /** How far an event got through admission before the stored limits. */
+    private sealed interface Admit {
+        record Ok(Admission admission) implements Admit {
+        }
+
+        record No(Refusal refusal) implements Admit {
+        }
+
+        record Down(String message) implements Admit {
+        }
+    }
+}

@@ -1,0 +1,221 @@
+package buzz.scheduled.application.fakes;
+
+import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.DeliveryOutcome;
+import buzz.scheduled.domain.schedule.FencingToken;
+import buzz.scheduled.domain.schedule.Revision;
+import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.ScheduleState;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The storage port in memory, for application tests. Its clock is a {@link SettableClock} standing in for the
+ * database clock. Every method is synchronized, which makes each one atomic like a transaction.
+ */
+public final class InMemoryScheduleStore implements ScheduleStore {
+    private static final Comparator<ScheduledMessage> BY_DUE =
+            Comparator.comparing(ScheduledMessage::dueAt).thenComparing(m -> m.id().value());
+
+    private final SettableClock clock;
+    private final Map<ScheduleId, ScheduledMessage> rows = new LinkedHashMap<>();
+    private final Map<IdempotencyKey, ScheduleId> keys = new HashMap<>();
+    private final Map<ScheduleId, List<ScheduledMessage>> history = new HashMap<>();
+    private final Set<Channel> tombstones = new HashSet<>();
+    private final AtomicLong tokens = new AtomicLong();
+
+    public InMemoryScheduleStore(SettableClock clock) {
+        this.clock = clock;
+    }
+
+    @Override
+    public Instant now() {
+        return clock.now();
+    }
+
+    @Override
+    public synchronized CreateResult create(ScheduledMessage message, IdempotencyKey key, CreateLimits limits) {
+        ScheduleId existingId = keys.get(key);
+        if (existingId != null) {
+            ScheduledMessage existing = rows.get(existingId);
+            ScheduledMessage first = history.get(existingId).get(0);
+            return first.eventId().equals(message.eventId())
+                    ? new CreateResult.Replayed(existing)
+                    : new CreateResult.IdempotencyConflict(existingId, first.eventId());
+        }
+        if (tombstones.contains(message.channel())) {
+            return new CreateResult.ChannelDeleted();
+        }
+        long pending = rows.values().stream()
+                .filter(m -> m.owner().equals(message.owner()) && !m.state().terminal()).count();
+        if (pending >= limits.maxPendingPerOwner()) {
+            return new CreateResult.TooManyPending(limits.maxPendingPerOwner());
+        }
+        Instant windowStart = limits.windowStart(message.dueAt());
+        Instant windowEnd = windowStart.plus(limits.channelWindow());
+        long inWindow = rows.values().stream()
+                .filter(m -> m.channel().equals(message.channel()) && !m.state().terminal()
+                        && !m.dueAt().isBefore(windowStart) && m.dueAt().isBefore(windowEnd))
+                .count();
+        if (inWindow >= limits.maxPerChannelWindow()) {
+            return new CreateResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
+        }
+        rows.put(message.id(), message);
+        keys.put(key, message.id());
+        history.computeIfAbsent(message.id(), id -> new ArrayList<>()).add(message);
+        return new CreateResult.Created(message);
+    }
+
+    @Override
+    public synchronized Optional<ScheduledMessage> find(ScheduleId id) {
+        return Optional.ofNullable(rows.get(id));
+    }
+
+    @Override
+    public synchronized Page list(ListQuery query) {
+        List<ScheduledMessage> matching = rows.values().stream()
+                .filter(m -> m.owner().equals(query.owner()))
+                .filter(m -> query.states().contains(m.state().wireName()))
+                .filter(m -> query.channel().map(c -> c.equals(m.channel())).orElse(true))
+                .filter(m -> query.after().map(c -> after(m, c)).orElse(true))
+                .sorted(BY_DUE)
+                .limit(query.limit() + 1L)
+                .toList();
+        if (matching.size() <= query.limit()) {
+            return new Page(matching, Optional.empty());
+        }
+        List<ScheduledMessage> page = matching.subList(0, query.limit());
+        ScheduledMessage last = page.get(page.size() - 1);
+        return new Page(page, Optional.of(new Cursor(last.dueAt(), last.id())));
+    }
+
+    private static boolean after(ScheduledMessage m, Cursor cursor) {
+        int byDue = m.dueAt().compareTo(cursor.dueAt());
+        return byDue > 0 || (byDue == 0 && m.id().value().compareTo(cursor.id().value()) > 0);
+    }
+
+    @Override
+    public synchronized boolean replace(ScheduledMessage expected, ScheduledMessage next) {
+        if (!expected.id().equals(next.id())) {
+            throw new IllegalArgumentException("replace must keep the id");
+        }
+        ScheduledMessage stored = rows.get(expected.id());
+        if (stored == null
+                || !stored.state().wireName().equals(expected.state().wireName())
+                || !Objects.equals(stored.token(), expected.token())
+                || !stored.revision().equals(expected.revision())) {
+            return false;
+        }
+        rows.put(next.id(), next);
+        if (!next.revision().equals(expected.revision())) {
+            history.get(next.id()).add(next);
+        }
+        return true;
+    }
+
+    @Override
+    public synchronized boolean channelDeleted(Channel channel) {
+        return tombstones.contains(channel);
+    }
+
+    /** Marks {@code channel} deleted (a test's stand-in for the operator route). */
+    public synchronized void addTombstone(Channel channel) {
+        tombstones.add(channel);
+    }
+
+    @Override
+    public synchronized List<ScheduledMessage> claimDue(int limit, Duration lease) {
+        Instant now = clock.now();
+        List<ScheduledMessage> due = rows.values().stream()
+                .filter(m -> m.state() instanceof ScheduleState.Scheduled s
+                        && !m.dueAt().isAfter(now)
+                        && s.retryAt().map(r -> !r.isAfter(now)).orElse(true))
+                .sorted(BY_DUE)
+                .limit(limit)
+                .toList();
+        List<ScheduledMessage> claimed = new ArrayList<>();
+        for (ScheduledMessage message : due) {
+            FencingToken token = new FencingToken(tokens.incrementAndGet());
+            ScheduledMessage next = moved(message.claim(token, now.plus(lease), now));
+            rows.put(next.id(), next);
+            claimed.add(next);
+        }
+        return claimed;
+    }
+
+    @Override
+    public synchronized Set<ScheduleId> renewLeases(Collection<Claim> claims, Duration lease) {
+        Instant now = clock.now();
+        Set<ScheduleId> renewed = new HashSet<>();
+        for (Claim claim : claims) {
+            ScheduledMessage stored = rows.get(claim.id());
+            if (stored != null && stored.renewLease(claim.token(), now.plus(lease), now)
+                    instanceof DeliveryOutcome.Moved moved) {
+                rows.put(claim.id(), moved.message());
+                renewed.add(claim.id());
+            }
+        }
+        return renewed;
+    }
+
+    @Override
+    public synchronized int reapExpiredLeases(Duration grace) {
+        Instant cutoff = clock.now().minus(grace);
+        int reaped = 0;
+        for (ScheduledMessage message : List.copyOf(rows.values())) {
+            if (message.reap(cutoff) instanceof DeliveryOutcome.Moved moved) {
+                rows.put(message.id(), moved.message());
+                reaped++;
+            }
+        }
+        return reaped;
+    }
+
+    @Override
+    public synchronized Optional<Instant> nextDueAt() {
+        return rows.values().stream()
+                .filter(m -> m.state() instanceof ScheduleState.Scheduled)
+                .map(m -> {
+                    Optional<Instant> retry = ((ScheduleState.Scheduled) m.state()).retryAt();
+                    return retry.filter(r -> r.isAfter(m.dueAt())).orElse(m.dueAt());
+                })
+                .min(Comparator.naturalOrder());
+    }
+
+    /** The revisions stored for {@code id}, oldest first (revision history). */
+    public synchronized List<Revision> revisions(ScheduleId id) {
+        return history.getOrDefault(id, List.of()).stream().map(ScheduledMessage::revision).toList();
+    }
+
+    /** How many rows an owner has (test inspection). */
+    public synchronized long count(PublicKey owner) {
+        return rows.values().stream().filter(m -> m.owner().equals(owner)).count();
+    }
+
+    /** How many rows in all (test inspection). */
+    public synchronized int size() {
+        return rows.size();
+    }
+
+    private static ScheduledMessage moved(DeliveryOutcome outcome) {
+        if (outcome instanceof DeliveryOutcome.Moved moved) {
+            return moved.message();
+        }
+        throw new IllegalStateException("claim query selected a row the domain refuses: " + outcome);
+    }
+}

@@ -1,0 +1,105 @@
+package buzz.scheduled.domain.schedule;
+
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.PublicKey;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The admission rules of SPEC §3.1 that need no I/O, checked in a fixed order: ownership, kind, channel,
+ * size, expiration, then time. Signature validity comes before (the signature port); access, tombstones and
+ * limits after (they need storage or the relay).
+ *
+ * @param allowedKinds     kinds an owner may schedule (default 9, 40002, 40008, 45001, 45003, 1)
+ * @param maxContentBytes  largest content in UTF-8 bytes (default 256 KiB)
+ * @param horizon          how far ahead a due time may be (default 120 days)
+ */
+public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Duration horizon) {
+    /** SPEC §3.1 default kinds. */
+    public static final Set<Integer> DEFAULT_KINDS = Set.of(9, 40002, 40008, 45001, 45003, 1);
+    /** SPEC §3.1 default content limit: 256 KiB. */
+    public static final int DEFAULT_MAX_CONTENT_BYTES = 256 * 1024;
+
+    public AdmissionRules {
+        if (allowedKinds == null || allowedKinds.isEmpty()) {
+            throw new IllegalArgumentException("at least one kind must be allowed");
+        }
+        if (maxContentBytes < 1) {
+            throw new IllegalArgumentException("content limit must be positive, got " + maxContentBytes);
+        }
+        if (horizon == null || horizon.isNegative() || horizon.isZero()) {
+            throw new IllegalArgumentException("horizon must be positive, got " + horizon);
+        }
+        allowedKinds = Set.copyOf(allowedKinds);
+    }
+
+    /** Which time rule applies. */
+    public enum Timing {
+        /** Create and edit: due strictly after now and within the horizon. */
+        FUTURE,
+        /** Send now with a new event: the relay-window check happens on the aggregate; due is now. */
+        IMMEDIATE
+    }
+
+    /**
+     * Checks {@code event}, submitted by {@code authenticated}, at {@code now}.
+     *
+     * @return the admission, or the first refusal in SPEC §3.1 order
+     */
+    public AdmissionVerdict check(NostrEvent event, PublicKey authenticated, Timing timing, Instant now) {
+        if (!event.pubkey().equals(authenticated)) {
+            return refuse(RefusalCode.PUBKEY_MISMATCH, "event pubkey " + event.pubkey()
+                    + " is not the authenticated pubkey " + authenticated);
+        }
+        if (!allowedKinds.contains(event.kind())) {
+            return refuse(RefusalCode.KIND_NOT_ALLOWED, "kind " + event.kind() + " cannot be scheduled; allowed: "
+                    + allowedKinds.stream().sorted().toList());
+        }
+        List<String> channels = event.tagValues("h");
+        if (channels.size() != 1) {
+            return refuse(RefusalCode.MISSING_CHANNEL, "the event needs exactly one h tag naming the channel, it has "
+                    + channels.size());
+        }
+        Channel channel;
+        try {
+            channel = new Channel(channels.get(0));
+        } catch (IllegalArgumentException e) {
+            return refuse(RefusalCode.MISSING_CHANNEL, "the h tag is not a channel: " + e.getMessage());
+        }
+        int bytes = event.content().getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > maxContentBytes) {
+            return refuse(RefusalCode.TOO_LARGE, "content is " + bytes + " bytes, the limit is " + maxContentBytes);
+        }
+        Instant dueAt = timing == Timing.FUTURE ? Instant.ofEpochSecond(event.createdAt()) : now;
+        for (String expiration : event.tagValues("expiration")) {
+            long expiresAt;
+            try {
+                expiresAt = Long.parseLong(expiration);
+            } catch (NumberFormatException e) {
+                return refuse(RefusalCode.INVALID_EVENT, "the expiration tag is not Unix seconds: " + expiration);
+            }
+            if (expiresAt <= dueAt.getEpochSecond()) {
+                return refuse(RefusalCode.EXPIRES_BEFORE_DUE, "the event expires at " + expiresAt
+                        + ", not after its due time " + dueAt.getEpochSecond());
+            }
+        }
+        if (timing == Timing.FUTURE) {
+            if (event.createdAt() <= now.getEpochSecond()) {
+                return refuse(RefusalCode.TIME_IN_PAST, "created_at " + event.createdAt()
+                        + " is not after now (" + now.getEpochSecond() + ")");
+            }
+            if (event.createdAt() > now.plus(horizon).getEpochSecond()) {
+                return refuse(RefusalCode.TIME_TOO_FAR, "created_at " + event.createdAt() + " is more than "
+                        + horizon.toSeconds() + " s ahead of now (" + now.getEpochSecond() + ")");
+            }
+        }
+        return new AdmissionVerdict.Admitted(new Admission(event, channel, dueAt));
+    }
+
+    private static AdmissionVerdict refuse(RefusalCode code, String message) {
+        return new AdmissionVerdict.Refused(new Refusal(code, message));
+    }
+}

@@ -1,0 +1,40 @@
+package buzz.scheduled.domain.schedule;
+
+import java.util.Arrays;
+
+/** Why a scheduled message ended {@code failed} (SPEC §2); the wire name is what the API shows. */
+public enum FailureReason {
+    /** The access policy denied the owner at delivery. */
+    ACCESS_DENIED("access_denied"),
+    /** The relay answered {@code invalid:}, {@code pow:}, {@code blocked:} or {@code restricted:}. */
+    RELAY_REJECTED("relay_rejected"),
+    /** Not delivered within the lateness limit. */
+    EXPIRED("expired"),
+    /** The channel was deleted before delivery. */
+    CHANNEL_DELETED("channel_deleted"),
+    /** The owner was removed from the channel before delivery. */
+    MEMBER_REMOVED("member_removed");
+
+    private final String wireName;
+
+    FailureReason(String wireName) {
+        this.wireName = wireName;
+    }
+
+    /** The name used in the API and the database. */
+    public String wireName() {
+        return wireName;
+    }
+
+    /**
+     * Reads a wire name.
+     *
+     * @throws IllegalArgumentException for an unknown name
+     */
+    public static FailureReason fromWireName(String name) {
+        return Arrays.stream(values())
+                .filter(reason -> reason.wireName.equals(name))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown failure reason: " + name));
+    }
+}
