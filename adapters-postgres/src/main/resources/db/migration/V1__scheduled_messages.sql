@@ -26,7 +26,8 @@ CREATE TABLE scheduled_message (
     attempts      integer     NOT NULL DEFAULT 0,
     created_at    timestamptz NOT NULL DEFAULT now(),
     updated_at    timestamptz NOT NULL DEFAULT now(),
-    published_at  timestamptz,
+    -- When the row reached its terminal state: published (the relay's acceptance), cancelled or failed.
+    finished_at   timestamptz,
     CONSTRAINT scheduled_message_pk PRIMARY KEY (id),
     CONSTRAINT scheduled_message_owner_hex CHECK (owner ~ '^[0-9a-f]{64}$'),
     CONSTRAINT scheduled_message_event_id_hex CHECK (event_id ~ '^[0-9a-f]{64}$'),
@@ -43,8 +44,8 @@ CREATE TABLE scheduled_message (
     -- A claim (token + lease) exists exactly while the row is claimed or sending.
     CONSTRAINT scheduled_message_claim_iff_in_flight
         CHECK ((state IN ('claimed', 'sending')) = (fencing_token IS NOT NULL AND lease_until IS NOT NULL)),
-    CONSTRAINT scheduled_message_published_at_iff_published
-        CHECK ((state = 'published') = (published_at IS NOT NULL)),
+    CONSTRAINT scheduled_message_finished_at_iff_terminal
+        CHECK ((state IN ('published', 'cancelled', 'failed')) = (finished_at IS NOT NULL)),
     -- Pending rows must still hold the event they are going to publish.
     CONSTRAINT scheduled_message_pending_has_event
         CHECK (state NOT IN ('scheduled', 'claimed', 'sending') OR event_json IS NOT NULL)
@@ -60,15 +61,19 @@ CREATE INDEX scheduled_message_retry_idx ON scheduled_message (retry_at) WHERE s
 -- The reaper looks for expired leases among in-flight rows only.
 CREATE INDEX scheduled_message_lease_idx ON scheduled_message (lease_until) WHERE state IN ('claimed', 'sending');
 
--- Owner listing (cursor = due time, id) and the per-owner pending count.
+-- Owner listing (cursor = due time, id).
 CREATE INDEX scheduled_message_owner_due_idx ON scheduled_message (owner, due_at, id);
+
+-- The per-owner pending count at admission.
+CREATE INDEX scheduled_message_owner_pending_idx ON scheduled_message (owner)
+    WHERE state IN ('scheduled', 'claimed', 'sending');
 
 -- Channel deletion, member removal and the per-channel window limit look at pending rows of one channel.
 CREATE INDEX scheduled_message_channel_pending_idx ON scheduled_message (channel, due_at)
     WHERE state IN ('scheduled', 'claimed', 'sending');
 
 -- Retention pruning walks terminal rows by the time they became terminal.
-CREATE INDEX scheduled_message_terminal_idx ON scheduled_message (updated_at)
+CREATE INDEX scheduled_message_terminal_idx ON scheduled_message (finished_at)
     WHERE state IN ('published', 'cancelled', 'failed');
 
 CREATE TABLE scheduled_message_revision (

@@ -54,10 +54,7 @@ public final class SchemaMigrator {
      */
     public SchemaStatus status() {
         MigrationInfoService info = flyway.info();
-        MigrationVersion binary = latestKnown(info)
-                .orElseThrow(() -> new IllegalStateException("no migrations found in this build"));
-        Optional<MigrationVersion> database = latestApplied(info);
-        return new SchemaStatus(database.map(MigrationVersion::getVersion), binary.getVersion(),
+        return new SchemaStatus(latestApplied(info).map(MigrationVersion::getVersion), latestKnown(info).getVersion(),
                 info.pending().length);
     }
 
@@ -83,22 +80,21 @@ public final class SchemaMigrator {
      */
     public SchemaStatus requireNotNewer() {
         MigrationInfoService info = flyway.info();
-        MigrationVersion binary = latestKnown(info)
-                .orElseThrow(() -> new IllegalStateException("no migrations found in this build"));
+        MigrationVersion binary = latestKnown(info);
         Optional<MigrationVersion> database = latestApplied(info);
         if (database.isPresent() && database.get().compareTo(binary) > 0) {
             throw new SchemaNewerThanBinaryException(database.get().getVersion(), binary.getVersion());
         }
-        return new SchemaStatus(database.map(MigrationVersion::getVersion), binary.getVersion(),
-                info.pending().length);
+        return new SchemaStatus(database.map(MigrationVersion::getVersion), binary.getVersion(), info.pending().length);
     }
 
-    private static Optional<MigrationVersion> latestKnown(MigrationInfoService info) {
+    private static MigrationVersion latestKnown(MigrationInfoService info) {
         return Arrays.stream(info.all())
                 .filter(MigrationInfo::isVersioned)
                 .filter(m -> m.getState().isResolved())
                 .map(MigrationInfo::getVersion)
-                .max(Comparator.naturalOrder());
+                .max(Comparator.naturalOrder())
+                .orElseThrow(() -> new IllegalStateException("this build ships no migrations under the configured locations"));
     }
 
     private static Optional<MigrationVersion> latestApplied(MigrationInfoService info) {

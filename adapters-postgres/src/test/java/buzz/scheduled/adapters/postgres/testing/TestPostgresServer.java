@@ -2,6 +2,7 @@ package buzz.scheduled.adapters.postgres.testing;
 
 import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.Closeable;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -34,10 +35,10 @@ final class TestPostgresServer implements AutoCloseable {
     private final String user;
     private final Optional<String> password;
     private final Map<String, String> driverProperties;
-    private final AutoCloseable owned;
+    private final Closeable owned;
 
     private TestPostgresServer(String source, String host, int port, String adminDatabase, String user,
-            Optional<String> password, Map<String, String> driverProperties, AutoCloseable owned) {
+            Optional<String> password, Map<String, String> driverProperties, Closeable owned) {
         this.source = source;
         this.host = host;
         this.port = port;
@@ -60,7 +61,7 @@ final class TestPostgresServer implements AutoCloseable {
         return embedded();
     }
 
-    private static TestPostgresServer fromUrl(String url, String source, AutoCloseable owned) {
+    private static TestPostgresServer fromUrl(String url, String source, Closeable owned) {
         DatabaseUrl parsed;
         try {
             parsed = DatabaseUrl.parse(url);
@@ -154,7 +155,7 @@ final class TestPostgresServer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         if (owned != null) {
             owned.close();
         }
