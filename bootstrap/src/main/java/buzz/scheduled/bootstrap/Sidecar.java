@@ -1,6 +1,9 @@
 package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.http.HttpApi;
+import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
+import buzz.scheduled.adapters.relay.RelayClient;
+import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.database.SidecarDatabase;
@@ -9,6 +12,7 @@ import com.google.inject.Injector;
 import com.google.inject.Module;
 import com.google.inject.Stage;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -48,6 +52,7 @@ public final class Sidecar implements AutoCloseable {
             SecretKey key = SidecarKeys.readOrCreate(config.relay().secretKeyFile());
             LOG.info("sidecar public key {} (from {})", key.publicKey().hex(), config.relay().secretKeyFile());
             injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database, key));
+            startDelivery(config);
             HttpApi http = injector.getInstance(HttpApi.class);
             own((AutoCloseable) http::stop);
             try {
@@ -56,17 +61,39 @@ public final class Sidecar implements AutoCloseable {
                 throw new IllegalStateException("cannot listen on " + config.http().host() + ":" + config.http().port()
                         + " (HTTP_HOST, HTTP_PORT): " + e.getMessage(), e);
             }
-            // Seam: start the dispatcher here once it lands.
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
         }
     }
 
-    /** The modules of the object graph; grows as adapters land. */
+    /**
+     * Starts the wake-up listener, the relay connection and the dispatcher, registered so that closing stops the
+     * dispatcher first (graceful: in-flight sends finish within {@code BUZZ_SHUTDOWN_GRACE_SECONDS}), then the relay
+     * connection and the listener.
+     */
+    private void startDelivery(SidecarConfig config) {
+        PostgresDueWorkSignal signal = injector.getInstance(PostgresDueWorkSignal.class);
+        own(signal);
+        signal.start();
+        RelayClient relay = injector.getInstance(RelayClient.class);
+        own(relay);
+        relay.connect();
+        Dispatcher dispatcher = injector.getInstance(Dispatcher.class);
+        Duration grace = config.delivery().shutdownGrace();
+        own((AutoCloseable) () -> {
+            Dispatcher.Shutdown left = dispatcher.stop(grace);
+            LOG.info("dispatcher stopped: {} claim(s) released, {} send(s) unfinished after {} s", left.released(),
+                    left.unfinished(), grace.toSeconds());
+        });
+        dispatcher.start();
+        LOG.info("delivering to {}", config.relay().url());
+    }
+
+    /** The modules of the object graph. */
     static List<Module> modules(SidecarConfig config, SidecarDatabase database, SecretKey key) {
-        return List.of(new SidecarModule(config, database.dataSource()), new RelayModule(key), new PersistenceModule(),
-                new ApplicationModule(), new HttpModule());
+        return List.of(new SidecarModule(config, database.dataSource(), database.url()), new RelayModule(key),
+                new PersistenceModule(), new ApplicationModule(), new HttpModule(), new DeliveryModule());
     }
 
     /** The wired object graph (after {@link #start}). */

@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.WallClock;
@@ -22,23 +23,27 @@ public final class SidecarModule extends AbstractModule {
 
     private final SidecarConfig config;
     private final DataSource dataSource;
+    private final DatabaseUrl databaseUrl;
 
     /**
-     * @param config     the validated configuration
-     * @param dataSource the open pool (owned and closed by the caller)
+     * @param config      the validated configuration
+     * @param dataSource  the open pool (owned and closed by the caller)
+     * @param databaseUrl where the pool connects, for components that need their own connection (LISTEN)
      */
-    public SidecarModule(SidecarConfig config, DataSource dataSource) {
-        if (config == null || dataSource == null) {
-            throw new IllegalArgumentException("the sidecar module needs a configuration and a data source");
+    public SidecarModule(SidecarConfig config, DataSource dataSource, DatabaseUrl databaseUrl) {
+        if (config == null || dataSource == null || databaseUrl == null) {
+            throw new IllegalArgumentException("the sidecar module needs a configuration, a data source and its URL");
         }
         this.config = config;
         this.dataSource = dataSource;
+        this.databaseUrl = databaseUrl;
     }
 
     @Override
     protected void configure() {
         bind(SidecarConfig.class).toInstance(config);
         bind(DataSource.class).toInstance(dataSource);
+        bind(DatabaseUrl.class).toInstance(databaseUrl);
         bind(WallClock.class).to(SystemWallClock.class).in(Singleton.class);
         bind(ScheduleIdSource.class).to(RandomScheduleIds.class).in(Singleton.class);
     }

@@ -29,11 +29,14 @@ public final class SidecarDatabase implements AutoCloseable {
 
     private final HikariDataSource pool;
     private final Optional<EmbeddedDatabase> embedded;
+    private final DatabaseUrl url;
     private final String description;
 
-    private SidecarDatabase(HikariDataSource pool, Optional<EmbeddedDatabase> embedded, String description) {
+    private SidecarDatabase(HikariDataSource pool, Optional<EmbeddedDatabase> embedded, DatabaseUrl url,
+                            String description) {
         this.pool = pool;
         this.embedded = embedded;
+        this.url = url;
         this.description = description;
     }
 
@@ -56,13 +59,15 @@ public final class SidecarDatabase implements AutoCloseable {
                         SidecarConfig.DATABASE_URL + " is not usable: " + e.getMessage());
             }
             LOG.info("connecting to {}", parsed);
-            return new SidecarDatabase(PostgresDataSources.create(parsed, pool), Optional.empty(), parsed.toString());
+            return new SidecarDatabase(PostgresDataSources.create(parsed, pool), Optional.empty(), parsed,
+                    parsed.toString());
         }
         EmbeddedDatabase embedded = EmbeddedDatabase.start(config.dataDirectory(), EMBEDDED_STARTUP_WAIT,
                 EMBEDDED_STOP_WAIT);
         try {
-            HikariDataSource dataSource = PostgresDataSources.create(embedded.jdbcUrl(), pool);
-            return new SidecarDatabase(dataSource, Optional.of(embedded),
+            DatabaseUrl parsed = DatabaseUrl.parse(embedded.jdbcUrl());
+            HikariDataSource dataSource = PostgresDataSources.create(parsed, pool);
+            return new SidecarDatabase(dataSource, Optional.of(embedded), parsed,
                     "embedded PostgreSQL on port " + embedded.port() + " in " + embedded.pgdata());
         } catch (RuntimeException e) {
             embedded.close();
@@ -73,6 +78,11 @@ public final class SidecarDatabase implements AutoCloseable {
     /** The pool. */
     public DataSource dataSource() {
         return pool;
+    }
+
+    /** Where the pool connects (for components that need a dedicated connection, such as LISTEN). */
+    public DatabaseUrl url() {
+        return url;
     }
 
     /** The embedded server, when this sidecar runs one. */
