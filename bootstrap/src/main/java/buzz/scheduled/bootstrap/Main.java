@@ -104,6 +104,7 @@ public final class Main {
 
     private int serve(SidecarConfig config) {
         long started = System.nanoTime();
+        ClassWarmUp.start();
         Sidecar sidecar = new Sidecar();
         CountDownLatch closed = new CountDownLatch(1);
         // Registered before anything starts, so a signal during start-up still stops the embedded database.

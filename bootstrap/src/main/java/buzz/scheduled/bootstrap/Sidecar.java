@@ -20,9 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running sidecar of {@code serve}: database (embedded or external), migrated schema, the wired object graph,
- * and the HTTP listener. Parts are opened in that order and closed in reverse; {@link #close()} is what the
- * shutdown hook calls, and may run while {@link #start} is still opening parts (a signal during start-up).
+ * The running sidecar of {@code serve}: database (embedded or external), migrated schema, the sidecar key, the wired
+ * object graph, delivery (LISTEN wake-ups, relay connection, dispatcher) and the HTTP API. Parts are opened in that
+ * order and closed in reverse (HTTP first, then the dispatcher, ..., the embedded database last).
+ * {@link #close()} is what the shutdown hook calls, and may run while {@link #start} is still opening parts (a
+ * signal during start-up).
  */
 public final class Sidecar implements AutoCloseable {
 
@@ -46,6 +48,7 @@ public final class Sidecar implements AutoCloseable {
      * @throws IOException when the embedded database or the listener cannot start
      */
     public void start(SidecarConfig config) throws IOException {
+        SidecarModule.accessPolicy(config); // refuse an unavailable policy before starting anything
         try {
             SidecarDatabase database = own(SidecarDatabase.open(config));
             database.migrate();

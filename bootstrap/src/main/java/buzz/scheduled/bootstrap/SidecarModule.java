@@ -63,6 +63,15 @@ public final class SidecarModule extends AbstractModule {
     @Provides
     @Singleton
     AccessPolicy accessPolicy() {
+        return accessPolicy(config);
+    }
+
+    /**
+     * The access policy {@code BUZZ_ACCESS_POLICY} names.
+     *
+     * @throws InvalidConfigurationException for a policy this build does not have yet (nip29, http)
+     */
+    static AccessPolicy accessPolicy(SidecarConfig config) {
         return switch (config.access().policy()) {
             case RELAY -> new RelayDecidesAccess();
             case NIP29, HTTP -> throw new InvalidConfigurationException(SidecarConfig.BUZZ_ACCESS_POLICY,

@@ -143,6 +143,21 @@ class SidecarTest {
     }
 
     @Test
+    void serve_accessPolicyNotInThisBuild_exitsWith2BeforeTouchingTheDatabase() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Main main = new Main(Map.of("BUZZ_ACCESS_POLICY", "nip29", "BUZZ_DATA_DIR", dataDir.toString()),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        int code = main.run(new String[] {"serve"});
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("serve: invalid configuration: BUZZ_ACCESS_POLICY=nip29 is not available in this build yet");
+        assertThat(dataDir.resolve("pgdata")).doesNotExist();
+    }
+
+    @Test
     void run_unknownCommandOrNone_printsUsageAndExitsWith2() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Main main = new Main(Map.of(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
