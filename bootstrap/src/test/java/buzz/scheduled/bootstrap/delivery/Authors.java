@@ -24,22 +24,34 @@ final class Authors {
             new ScheduleStore.CreateLimits(1_000_000, 1_000_000, Duration.ofMinutes(5));
 
     private final Bip340Signer signer = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
+    private final Channel channel;
+
+    /** An author posting in {@link #CHANNEL}. */
+    Authors() {
+        this(CHANNEL);
+    }
+
+    /** An author posting in {@code channel}. */
+    Authors(Channel channel) {
+        this.channel = channel;
+    }
 
     /** The author's pubkey (hex), for relay filters. */
     String pubkey() {
         return signer.publicKey().hex();
     }
 
-    /** A signed kind-9 message in {@link #CHANNEL} due at {@code dueAt} (whole seconds). */
+    /** A signed kind-9 message in this author's channel due at {@code dueAt} (whole seconds). */
     NostrEvent message(Instant dueAt, String content) {
-        return signer.sign(dueAt.getEpochSecond(), 9, List.of(List.of("h", CHANNEL.value())), content);
+        return signer.sign(dueAt.getEpochSecond(), 9, List.of(List.of("h", channel.value())), content);
     }
 
-    /** Stores {@code event} as a new scheduled message (revision 1, due at its {@code created_at}). */
+    /** Stores {@code event} as a new scheduled message (revision 1, due at its {@code created_at}, in its channel). */
     static ScheduledMessage schedule(ScheduleStore store, NostrEvent event) {
         Instant dueAt = Instant.ofEpochSecond(event.createdAt());
+        Channel channel = new Channel(event.firstTagValue("h").orElseThrow());
         ScheduledMessage message = ScheduledMessage.admit(new ScheduleId(UUID.randomUUID()),
-                new Admission(event, CHANNEL, dueAt), Instant.now());
+                new Admission(event, channel, dueAt), Instant.now());
         ScheduleStore.CreateResult created = store.create(message,
                 new ScheduleStore.IdempotencyKey(event.pubkey(), event.id().hex()), ROOMY);
         if (!(created instanceof ScheduleStore.CreateResult.Created)) {

@@ -12,6 +12,7 @@ import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.DispatcherSettings;
 import buzz.scheduled.domain.schedule.Backoff;
+import buzz.scheduled.domain.schedule.Channel;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class TwoSidecarsTest {
     private static final int MESSAGES = Integer.getInteger("buzz.test.f11.messages", 10_000);
+    private static final int AUTHORS = 100;
     private static final Pattern EVENT_ID = Pattern.compile("\"id\":\"([0-9a-f]{64})\"");
 
     @RegisterExtension
@@ -64,12 +66,16 @@ class TwoSidecarsTest {
 
     @Test
     void f11_twoSidecarsOneDatabase_messagesDueNow_eachPublishedExactlyOnce_nothingLeft() throws Exception {
-        Authors author = new Authors();
+        // Many authors in many channels: creates of one owner or one channel queue behind each other (the
+        // limit checks lock them), which would make setting up 10 000 messages slow.
+        List<Authors> authors = IntStream.range(0, AUTHORS)
+                .mapToObj(i -> new Authors(new Channel("room-" + i))).toList();
         PostgresScheduleStore setup = new PostgresScheduleStore(db.dataSource());
         Instant due = setup.now().truncatedTo(ChronoUnit.SECONDS);
-        try (ExecutorService creators = Executors.newFixedThreadPool(6)) {
+        try (ExecutorService creators = Executors.newFixedThreadPool(8)) {
             List<Future<?>> created = IntStream.range(0, MESSAGES)
-                    .mapToObj(i -> creators.submit(() -> Authors.schedule(setup, author.message(due, "F11 #" + i))))
+                    .mapToObj(i -> creators.submit(() -> Authors.schedule(setup,
+                            authors.get(i % AUTHORS).message(due, "F11 #" + i))))
                     .<Future<?>>map(f -> f)
                     .toList();
             for (Future<?> future : created) {
@@ -113,7 +119,7 @@ class TwoSidecarsTest {
             assertThat(byA).isPositive();
             assertThat(byB).isPositive();
             assertThat(a.dispatcher.counts().reaped() + b.dispatcher.counts().reaped()).isZero();
-            Set<String> atRelay = idsAtRelay(author);
+            Set<String> atRelay = idsAtRelay(authors);
             assertThat(atRelay).hasSize(MESSAGES).isEqualTo(perEvent.keySet());
         }
     }
@@ -137,8 +143,9 @@ class TwoSidecarsTest {
         return counts;
     }
 
-    private static Set<String> idsAtRelay(Authors author) {
-        List<String> events = relay.events("{\"authors\":[\"" + author.pubkey() + "\"]}");
+    private static Set<String> idsAtRelay(List<Authors> authors) {
+        String pubkeys = authors.stream().map(a -> "\"" + a.pubkey() + "\"").collect(Collectors.joining(","));
+        List<String> events = relay.events("{\"authors\":[" + pubkeys + "]}");
         return events.stream().map(json -> {
             Matcher matcher = EVENT_ID.matcher(json);
             if (!matcher.find()) {
