@@ -20,7 +20,6 @@ import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Binds delivery: the relay client (publishing, NIP-42 AUTH with the sidecar's key), the PostgreSQL
@@ -29,8 +28,6 @@ import java.util.List;
  */
 public final class DeliveryModule extends AbstractModule {
 
-    /** NIP-42 authentication event kind. */
-    static final int AUTH_KIND = 22242;
     /** How often the reaper returns expired leases. */
     static final Duration REAP_EVERY = Duration.ofSeconds(5);
     /** The claim loop's pause after a store failure. */
@@ -39,9 +36,7 @@ public final class DeliveryModule extends AbstractModule {
     @Provides
     @Singleton
     AuthEventSigner authEventSigner(SecretKey sidecarKey) {
-        Bip340Signer signer = new Bip340Signer(sidecarKey, new SecureRandom());
-        return (relayUrl, challenge, createdAt) -> signer.sign(createdAt, AUTH_KIND,
-                List.of(List.of("relay", relayUrl), List.of("challenge", challenge)), "");
+        return AuthEventSigner.with(new Bip340Signer(sidecarKey, new SecureRandom()));
     }
 
     @Provides
