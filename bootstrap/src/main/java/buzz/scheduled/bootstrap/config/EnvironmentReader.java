@@ -122,7 +122,7 @@ final class EnvironmentReader {
     }
 
     private static InvalidConfigurationException outOfRange(String name, String raw, long min, long max, String unit) {
-        return new InvalidConfigurationException(name, name + " must be a whole number of " + unit + " from " + min
-                + " to " + max + ", got '" + raw + "'");
+        return new InvalidConfigurationException(name, name + " must be a whole number from " + min + " to " + max
+                + " (" + unit + "), got '" + raw + "'");
     }
 }

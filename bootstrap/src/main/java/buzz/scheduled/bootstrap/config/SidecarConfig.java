@@ -107,7 +107,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
         int poolSize = (int) env.integer(BUZZ_DB_POOL_SIZE, 10, 2, 200, "connections");
 
         String host = env.text(HTTP_HOST, "127.0.0.1");
-        int port = (int) env.integer(HTTP_PORT, 8088, 1, 65535, "TCP port numbers");
+        int port = (int) env.integer(HTTP_PORT, 8088, 1, 65535, "TCP port");
         String hostInUrl = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
         String baseText = env.text(PUBLIC_BASE_URL, "http://" + hostInUrl + ":" + port);
         URI publicBase = env.uri(PUBLIC_BASE_URL, baseText, Set.of("http", "https"), "an absolute http(s) URL");

@@ -108,7 +108,7 @@ class SidecarConfigTest {
     @CsvSource(delimiter = '|', value = {
             "BUZZ_SCHEDULED_MESSAGES|yes please|must be on or off",
             "DATABASE_URL|mysql://u@h/db|must be postgres://",
-            "HTTP_PORT|80a|must be a whole number of TCP port numbers from 1 to 65535, got '80a'",
+            "HTTP_PORT|80a|must be a whole number from 1 to 65535 (TCP port), got '80a'",
             "HTTP_PORT|0|from 1 to 65535",
             "HTTP_PORT|65536|from 1 to 65535",
             "PUBLIC_BASE_URL|ftp://x.example|must be an absolute http(s) URL",
