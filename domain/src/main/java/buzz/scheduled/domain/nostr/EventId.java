@@ -8,7 +8,7 @@ package buzz.scheduled.domain.nostr;
  */
 public record EventId(String hex) {
     public EventId {
-        Hex.requireLowercase("event id", hex, 32);
+        Hex.requireLowercase("id", hex, 32);
     }
 
     @Override

@@ -23,12 +23,17 @@ public final class Hex {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (c >= 'A' && c <= 'F') {
-                throw new IllegalArgumentException("uppercase hex in " + field);
+                throw new IllegalArgumentException("uppercase hex in " + field + " (NIP-01 requires lowercase)");
             }
             if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-                throw new IllegalArgumentException("non-hex character in " + field);
+                throw new IllegalArgumentException("non-hex character " + describe(c) + " at index " + i
+                        + " in " + field);
             }
         }
+    }
+
+    private static String describe(char c) {
+        return c > 0x20 && c < 0x7f ? "'" + c + "'" : String.format("U+%04X", (int) c);
     }
 
     /** Encodes bytes as lowercase hex. */

@@ -5,12 +5,13 @@ import java.util.Optional;
 
 /**
  * A signed Nostr event (NIP-01): the seven fields exactly as the author signed them. The constructor checks
- * shapes only (hex lengths, kind range, tag arrays); whether {@code id} matches the content and whether
- * {@code sig} verifies is decided by the event-signature port.
+ * shapes only (lowercase hex of exact lengths, 0 &le; kind &le; 65535, created_at &ge; 0, tags non-empty arrays
+ * of strings, no lone surrogates); whether {@code id} matches the content and whether {@code sig} verifies is
+ * decided by the event-signature port. Wire JSON is read and written by {@link NostrEventJson}.
  *
  * @param id        event id, SHA-256 of the canonical serialization
  * @param pubkey    author's x-only public key
- * @param createdAt Unix seconds; for a scheduled message this is its due time
+ * @param createdAt Unix seconds, not negative; for a scheduled message this is its due time
  * @param kind      0..65535
  * @param tags      each tag a non-empty list of strings
  * @param content   arbitrary UTF-16 text without lone surrogates
@@ -34,29 +35,22 @@ public record NostrEvent(
         if (sig == null) {
             throw new IllegalArgumentException("sig is missing");
         }
-        if (createdAt < 0) {
-            throw new IllegalArgumentException("created_at must not be negative");
-        }
-        if (kind < 0 || kind > MAX_KIND) {
-            throw new IllegalArgumentException("kind must be between 0 and " + MAX_KIND);
-        }
-        if (tags == null) {
-            throw new IllegalArgumentException("tags is missing");
-        }
-        if (content == null) {
-            throw new IllegalArgumentException("content is missing");
-        }
-        for (List<String> tag : tags) {
-            if (tag == null || tag.isEmpty()) {
-                throw new IllegalArgumentException("each tag must be a non-empty array of strings");
-            }
-            for (String value : tag) {
-                if (value == null) {
-                    throw new IllegalArgumentException("tag values must be strings");
-                }
-            }
-        }
-        tags = tags.stream().map(List::copyOf).toList();
+        tags = EventFields.check(createdAt, kind, tags, content);
+    }
+
+    /** The five signed-over fields, without id and sig. */
+    public UnsignedEvent unsigned() {
+        return new UnsignedEvent(pubkey, createdAt, kind, tags, content);
+    }
+
+    /** The NIP-01 canonical serialization of this event (the id preimage); see {@link UnsignedEvent}. */
+    public String canonicalSerialization() {
+        return unsigned().canonicalSerialization();
+    }
+
+    /** Whether {@code id} equals the SHA-256 of the canonical serialization (recomputed, never trusted). */
+    public boolean idMatchesContent() {
+        return unsigned().computeId().equals(id);
     }
 
     /** Values at index 1 of every tag named {@code name}, in order; a tag with no value yields {@code ""}. */

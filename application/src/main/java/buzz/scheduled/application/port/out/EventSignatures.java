@@ -3,21 +3,29 @@ package buzz.scheduled.application.port.out;
 import buzz.scheduled.domain.nostr.NostrEvent;
 
 /**
- * Checks that an event's id is the hash of its content and its signature verifies (NIP-01, BIP-340).
+ * Decides whether a well-formed Nostr event is authentic (NIP-01, BIP-340): its id is recomputed from the
+ * canonical serialization (never trusted), its pubkey must be an x coordinate on secp256k1, and its signature must
+ * verify over the 32 id bytes.
  */
 public interface EventSignatures {
 
-    /** Verifies {@code event}; never throws for a bad event. */
+    /** Checks {@code event}; never throws for a bad event, the reason is in the verdict. */
     Verdict verify(NostrEvent event);
 
-    /** The outcome of a verification. */
-    sealed interface Verdict {
-        /** The id matches the content and the BIP-340 signature verifies over it. */
+    /** The answer for one event. */
+    sealed interface Verdict permits Verdict.Valid, Verdict.Invalid {
+
+        /** Id, pubkey and signature are all right. */
         record Valid() implements Verdict {
         }
 
-        /** Why not, e.g. "id does not match content", "signature does not verify". */
+        /** The event is not authentic; {@code reason} says which check failed, e.g. "id does not match content". */
         record Invalid(String reason) implements Verdict {
+            public Invalid {
+                if (reason == null || reason.isBlank()) {
+                    throw new IllegalArgumentException("reason is missing");
+                }
+            }
         }
     }
 }

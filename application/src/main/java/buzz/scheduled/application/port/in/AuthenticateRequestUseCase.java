@@ -1,0 +1,12 @@
+package buzz.scheduled.application.port.in;
+
+/**
+ * Authenticates an HTTP request by its NIP-98 {@code Authorization: Nostr <base64 event>} header: a signed
+ * kind-27235 event naming the exact URL and method (and the body's SHA-256 when it carries a {@code payload}
+ * tag), created within 60 seconds of the server clock, and not used before.
+ */
+public interface AuthenticateRequestUseCase {
+
+    /** Checks the request; every refusal says which check failed. */
+    AuthenticationResult authenticate(AuthenticateRequestCommand command);
+}

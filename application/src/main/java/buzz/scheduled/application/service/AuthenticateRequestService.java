@@ -1,0 +1,163 @@
+package buzz.scheduled.application.service;
+
+import buzz.scheduled.application.port.in.AuthenticateRequestCommand;
+import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
+import buzz.scheduled.application.port.in.AuthenticationResult;
+import buzz.scheduled.application.port.in.AuthenticationResult.Authenticated;
+import buzz.scheduled.application.port.in.AuthenticationResult.Refused;
+import buzz.scheduled.application.port.out.EventSignatures;
+import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.domain.nostr.Hex;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * NIP-98 HTTP authentication: decodes the {@code Authorization: Nostr <base64>} header (padding optional), reads
+ * the event strictly, and accepts it when, in this order: kind is 27235; {@code created_at} is within the window
+ * (default 60 s) of the clock either way; the one {@code u} tag equals the request URL exactly; the one
+ * {@code method} tag equals the request method; a {@code payload} tag, when present, equals the lowercase hex
+ * SHA-256 of the raw body; the signature port says the event is authentic; and its id was not accepted within
+ * twice the window (replay guard). Each refusal names the check that failed.
+ */
+public final class AuthenticateRequestService implements AuthenticateRequestUseCase {
+
+    /** NIP-98 HTTP Auth event kind. */
+    public static final int HTTP_AUTH_KIND = 27235;
+
+    /** Default allowed distance between created_at and the server clock. */
+    public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(60);
+
+    /** Default number of recently used authentication ids remembered. */
+    public static final int DEFAULT_REPLAY_CAPACITY = 100_000;
+
+    /** Longest header token accepted (characters of base64); real ones are well under 2 KiB. */
+    static final int MAX_TOKEN_CHARS = 64 * 1024;
+
+    private static final String SCHEME = "Nostr";
+
+    private final EventSignatures signatures;
+    private final WallClock clock;
+    private final long windowSeconds;
+    private final ReplayCache replays;
+
+    /** The service with the NIP-98 defaults: a 60-second window, 100 000 remembered ids. */
+    public AuthenticateRequestService(EventSignatures signatures, WallClock clock) {
+        this(signatures, clock, DEFAULT_WINDOW, DEFAULT_REPLAY_CAPACITY);
+    }
+
+    /**
+     * @param window          largest accepted |now − created_at|, whole seconds, positive
+     * @param replayCapacity  most authentication ids remembered at once
+     */
+    public AuthenticateRequestService(
+            EventSignatures signatures, WallClock clock, Duration window, int replayCapacity) {
+        if (signatures == null || clock == null || window == null) {
+            throw new IllegalArgumentException("signatures, clock and window are required");
+        }
+        if (window.isNegative() || window.isZero() || window.toNanosPart() != 0) {
+            throw new IllegalArgumentException("window must be a positive number of whole seconds, got " + window);
+        }
+        this.signatures = signatures;
+        this.clock = clock;
+        this.windowSeconds = window.toSeconds();
+        this.replays = new ReplayCache(window.multipliedBy(2), replayCapacity);
+    }
+
+    @Override
+    public AuthenticationResult authenticate(AuthenticateRequestCommand command) {
+        String header = command.authorization();
+        if (header == null || header.isBlank()) {
+            return new Refused("Authorization header is missing");
+        }
+        String trimmed = header.strip();
+        int space = trimmed.indexOf(' ');
+        if (space < 0 || !trimmed.substring(0, space).equalsIgnoreCase(SCHEME)) {
+            return new Refused("Authorization scheme must be Nostr (NIP-98)");
+        }
+        String token = trimmed.substring(space + 1).strip();
+        if (token.isEmpty()) {
+            return new Refused("Authorization token is missing after \"Nostr\"");
+        }
+        if (token.length() > MAX_TOKEN_CHARS) {
+            return new Refused("Authorization token is longer than " + MAX_TOKEN_CHARS + " characters");
+        }
+        byte[] json;
+        try {
+            json = Base64.getDecoder().decode(token);
+        } catch (IllegalArgumentException e) {
+            return new Refused("Authorization token is not valid base64: " + e.getMessage());
+        }
+        NostrEvent event;
+        switch (NostrEventJson.read(json)) {
+            case NostrEventJson.Decoded.Malformed malformed -> {
+                return new Refused("Authorization event is malformed: " + malformed.reason());
+            }
+            case NostrEventJson.Decoded.Event decoded -> event = decoded.event();
+        }
+        return check(event, command);
+    }
+
+    private AuthenticationResult check(NostrEvent event, AuthenticateRequestCommand command) {
+        if (event.kind() != HTTP_AUTH_KIND) {
+            return new Refused("Authorization event kind must be " + HTTP_AUTH_KIND + " (NIP-98), got " + event.kind());
+        }
+        Instant now = clock.now();
+        long nowSeconds = now.getEpochSecond();
+        if (event.createdAt() > nowSeconds + windowSeconds) {
+            return new Refused("Authorization event is from the future: created_at is "
+                    + (event.createdAt() - nowSeconds) + " s ahead of the server clock (limit " + windowSeconds + " s)");
+        }
+        if (event.createdAt() < nowSeconds - windowSeconds) {
+            return new Refused("Authorization event is too old: created_at is "
+                    + (nowSeconds - event.createdAt()) + " s behind the server clock (limit " + windowSeconds + " s)");
+        }
+        List<String> urls = event.tagValues("u");
+        if (urls.size() != 1) {
+            return new Refused(urls.isEmpty()
+                    ? "Authorization event has no u tag"
+                    : "Authorization event has " + urls.size() + " u tags, expected one");
+        }
+        if (!urls.get(0).equals(command.url())) {
+            return new Refused("Authorization u tag \"" + urls.get(0) + "\" does not match the request URL \""
+                    + command.url() + "\"");
+        }
+        List<String> methods = event.tagValues("method");
+        if (methods.size() != 1) {
+            return new Refused(methods.isEmpty()
+                    ? "Authorization event has no method tag"
+                    : "Authorization event has " + methods.size() + " method tags, expected one");
+        }
+        if (!methods.get(0).equals(command.method())) {
+            return new Refused("Authorization method tag \"" + methods.get(0)
+                    + "\" does not match the request method \"" + command.method() + "\"");
+        }
+        List<String> payloads = event.tagValues("payload");
+        if (payloads.size() > 1) {
+            return new Refused("Authorization event has " + payloads.size() + " payload tags, expected at most one");
+        }
+        if (payloads.size() == 1 && !payloads.get(0).equals(sha256Hex(command.body()))) {
+            return new Refused("Authorization payload tag does not match the SHA-256 of the request body");
+        }
+        if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
+            return new Refused("Authorization event signature is invalid: " + invalid.reason());
+        }
+        if (!replays.firstUse(event.id(), now)) {
+            return new Refused("Authorization event " + event.id().hex() + " was already used (replay)");
+        }
+        return new Authenticated(event.pubkey());
+    }
+
+    private static String sha256Hex(byte[] body) {
+        try {
+            return Hex.encode(MessageDigest.getInstance("SHA-256").digest(body));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+}
