@@ -121,15 +121,20 @@ public final class InMemoryChannelAdministration implements ChannelAdministratio
     public Reservations reservations() {
         synchronized (store) {
             Instant now = store.now();
-            List<Instant> pending = store.rows().stream()
-                    .filter(m -> !m.state().terminal())
-                    .map(ScheduledMessage::dueAt)
-                    .toList();
-            List<Instant> due = pending.stream().filter(d -> !d.isAfter(now)).toList();
-            Optional<Instant> heldBefore = due.stream().min(Comparator.naturalOrder());
-            Optional<Instant> nextDue = pending.stream().filter(d -> d.isAfter(now)).min(Comparator.naturalOrder());
+            List<ScheduledMessage> pending = store.rows().stream().filter(m -> !m.state().terminal()).toList();
+            List<ScheduledMessage> due = pending.stream().filter(m -> !m.dueAt().isAfter(now)).toList();
+            Optional<Instant> heldBefore = due.stream().map(InMemoryChannelAdministration::landsFrom)
+                    .min(Comparator.naturalOrder());
+            Optional<Instant> nextDue = pending.stream().map(ScheduledMessage::dueAt).filter(d -> d.isAfter(now))
+                    .min(Comparator.naturalOrder());
             return new Reservations(heldBefore, due.size(), nextDue, now);
         }
+    }
+
+    /** The earliest instant the message's event may land at in the relay's timeline. */
+    private static Instant landsFrom(ScheduledMessage m) {
+        Instant signed = Instant.ofEpochSecond(m.event().orElseThrow().createdAt());
+        return signed.isBefore(m.dueAt()) ? signed : m.dueAt();
     }
 
     private void replaceOrThrow(ScheduledMessage expected, ScheduledMessage next) {

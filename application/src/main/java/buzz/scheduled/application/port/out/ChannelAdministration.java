@@ -88,8 +88,10 @@ public interface ChannelAdministration {
     /**
      * Late-delivery reservation figures (SPEC §3.10).
      *
-     * @param heldBefore the oldest due time of any non-terminal message already due (≤ now), if any: a relay
-     *                   reading from replicas must not treat time before it as complete
+     * @param heldBefore for the non-terminal messages already due (due time ≤ now), the oldest instant one of
+     *                   them may land at: the earlier of its due time and its event's {@code created_at} (they
+     *                   differ only after a send-now with a newly signed event). Empty when nothing is overdue. A
+     *                   relay reading from replicas must not treat time from this instant on as complete
      * @param overdue    how many non-terminal messages are already due
      * @param nextDue    the earliest due time after now of a non-terminal message, if any
      * @param now        the store's clock when the figures were taken

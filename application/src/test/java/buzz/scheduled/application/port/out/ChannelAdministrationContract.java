@@ -322,6 +322,21 @@ public abstract class ChannelAdministrationContract {
     }
 
     @Test
+    void reservations_sentNowWithAnEarlierSignedTime_holdFromTheEventsCreatedAt() {
+        NostrEvent event = TestEvents.at(inSeconds(-120)).by(ALICE).channel("general").build();
+        Instant now = now();
+        ScheduledMessage sentNow = new ScheduledMessage(new ScheduleId(UUID.randomUUID()), ALICE, GENERAL,
+                Revision.FIRST, event.id(), now.minusSeconds(5), Optional.of(event), ScheduleState.Scheduled.NOW, 0,
+                now, now);
+        assertThat(store.create(sentNow, keyOf(sentNow), NO_LIMITS)).isEqualTo(new CreateResult.Created(sentNow));
+
+        Reservations reservations = administration.reservations();
+
+        assertThat(reservations.heldBefore()).contains(Instant.ofEpochSecond(event.createdAt()));
+        assertThat(reservations.overdue()).isEqualTo(1);
+    }
+
+    @Test
     void reservations_afterTheOverdueMessageEnds_holdNothingAgain() {
         ScheduledMessage overdue = created(ALICE, GENERAL, Duration.ofSeconds(-60));
         Reservations whileOverdue = administration.reservations();
