@@ -29,8 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * database clock. Every method is synchronized, which makes each one atomic like a transaction.
  */
 public final class InMemoryScheduleStore implements ScheduleStore {
+    // Ids compare like PostgreSQL's uuid (unsigned bytes), which is the order of their canonical text;
+    // java.util.UUID.compareTo compares signed longs and would disagree for ids from 8000... upward.
     private static final Comparator<ScheduledMessage> BY_DUE =
-            Comparator.comparing(ScheduledMessage::dueAt).thenComparing(m -> m.id().value());
+            Comparator.comparing(ScheduledMessage::dueAt).thenComparing(m -> m.id().toString());
 
     private final SettableClock clock;
     private final Map<ScheduleId, ScheduledMessage> rows = new LinkedHashMap<>();
@@ -106,7 +108,7 @@ public final class InMemoryScheduleStore implements ScheduleStore {
 
     private static boolean after(ScheduledMessage m, Cursor cursor) {
         int byDue = m.dueAt().compareTo(cursor.dueAt());
-        return byDue > 0 || (byDue == 0 && m.id().value().compareTo(cursor.id().value()) > 0);
+        return byDue > 0 || (byDue == 0 && m.id().toString().compareTo(cursor.id().toString()) > 0);
     }
 
     @Override

@@ -1,0 +1,402 @@
+package buzz.scheduled.adapters.postgres;
+
+import static buzz.scheduled.adapters.postgres.jooq.Sequences.FENCING_TOKEN_SEQ;
+import static buzz.scheduled.adapters.postgres.jooq.Tables.CHANNEL_TOMBSTONE;
+import static buzz.scheduled.adapters.postgres.jooq.Tables.IDEMPOTENCY_KEY;
+import static buzz.scheduled.adapters.postgres.jooq.Tables.SCHEDULED_MESSAGE;
+import static buzz.scheduled.adapters.postgres.jooq.Tables.SCHEDULED_MESSAGE_REVISION;
+import static org.jooq.impl.DSL.any;
+import static org.jooq.impl.DSL.array;
+import static org.jooq.impl.DSL.greatest;
+import static org.jooq.impl.DSL.least;
+import static org.jooq.impl.DSL.min;
+import static org.jooq.impl.DSL.row;
+import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.val;
+
+import buzz.scheduled.adapters.postgres.jooq.tables.ScheduledMessageTable;
+import buzz.scheduled.adapters.postgres.jooq.tables.records.ScheduledMessageRecord;
+import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.domain.nostr.EventId;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.domain.schedule.FencingToken;
+import buzz.scheduled.domain.schedule.Revision;
+import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.ScheduleState;
+import buzz.scheduled.domain.schedule.ScheduleState.Cancelled;
+import buzz.scheduled.domain.schedule.ScheduleState.Claimed;
+import buzz.scheduled.domain.schedule.ScheduleState.Failed;
+import buzz.scheduled.domain.schedule.ScheduleState.Published;
+import buzz.scheduled.domain.schedule.ScheduleState.Scheduled;
+import buzz.scheduled.domain.schedule.ScheduleState.Sending;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record2;
+import org.jooq.Row2;
+import org.jooq.SQLDialect;
+import org.jooq.UpdateResultStep;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * The storage port on PostgreSQL with jOOQ. Every write is one short transaction and a compare-and-set whose
+ * row count is checked; every "is it due / has the lease expired" decision is {@code now()} inside the
+ * statement that acts on it (SPEC §2, DELIVERY.md). No connection is held between calls.
+ *
+ * <p>Claims are one statement: {@code UPDATE … WHERE id = ANY(ARRAY(SELECT … LIMIT n FOR UPDATE SKIP LOCKED))
+ * RETURNING …}, reading the partial index {@code scheduled_message_claimable_idx}; each claimed row draws its
+ * own fencing token from {@code fencing_token_seq}.
+ */
+public final class PostgresScheduleStore implements ScheduleStore {
+
+    private static final ScheduledMessageTable M = SCHEDULED_MESSAGE;
+    private static final List<String> IN_FLIGHT = List.of("claimed", "sending");
+    private static final List<String> PENDING = List.of("scheduled", "claimed", "sending");
+    /** The database clock, as the statement sees it. */
+    private static final Field<Instant> NOW = DSL.field("now()", SQLDataType.INSTANT);
+    // Advisory-lock namespaces (first key of pg_advisory_xact_lock(int, int)) serialising creates.
+    private static final int OWNER_LOCK = 0x6275_0001;
+    private static final int CHANNEL_LOCK = 0x6275_0002;
+    private static final Comparator<ScheduledMessage> BY_DUE = Comparator.comparing(ScheduledMessage::dueAt)
+            .thenComparing(m -> m.id().value().toString());
+
+    private final DSLContext dsl;
+
+    /** A store over {@code dataSource} (a pool; each call borrows a connection and returns it). */
+    public PostgresScheduleStore(DataSource dataSource) {
+        this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
+    }
+
+    @Override
+    public Instant now() {
+        return dsl.select(NOW).fetchSingle().value1();
+    }
+
+    @Override
+    public CreateResult create(ScheduledMessage message, IdempotencyKey key,
+                               CreateLimits limits) {
+        return dsl.transactionResult(configuration -> {
+            DSLContext tx = configuration.dsl();
+            String owner = message.owner().hex();
+            // One create at a time per owner (idempotency key and pending count) and per channel (window count):
+            // concurrent creates queue here instead of both passing a limit. Owner before channel, always.
+            tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(OWNER_LOCK), val(owner)))
+                    .fetch();
+            Record2<UUID, String> existingKey = tx.select(IDEMPOTENCY_KEY.MESSAGE_ID, IDEMPOTENCY_KEY.EVENT_ID)
+                    .from(IDEMPOTENCY_KEY)
+                    .where(IDEMPOTENCY_KEY.OWNER.eq(owner).and(IDEMPOTENCY_KEY.KEY.eq(key.key())))
+                    .fetchOne();
+            if (existingKey != null) {
+                ScheduleId existingId = new ScheduleId(existingKey.value1());
+                EventId fingerprint = new EventId(existingKey.value2());
+                if (!fingerprint.equals(message.eventId())) {
+                    return new CreateResult.IdempotencyConflict(existingId, fingerprint);
+                }
+                return new CreateResult.Replayed(find(tx, existingId).orElseThrow(() -> new IllegalStateException(
+                        "idempotency key of " + owner + " names missing message " + existingId)));
+            }
+            String channel = message.channel().value();
+            tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(CHANNEL_LOCK), val(channel)))
+                    .fetch();
+            if (tx.fetchExists(CHANNEL_TOMBSTONE, CHANNEL_TOMBSTONE.CHANNEL.eq(channel))) {
+                return new CreateResult.ChannelDeleted();
+            }
+            int pending = tx.fetchCount(M, M.OWNER.eq(owner).and(M.STATE.in(PENDING)));
+            if (pending >= limits.maxPendingPerOwner()) {
+                return new CreateResult.TooManyPending(limits.maxPendingPerOwner());
+            }
+            Instant windowStart = limits.windowStart(message.dueAt());
+            Instant windowEnd = windowStart.plus(limits.channelWindow());
+            int inWindow = tx.fetchCount(M, M.CHANNEL.eq(channel).and(M.STATE.in(PENDING))
+                    .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd)));
+            if (inWindow >= limits.maxPerChannelWindow()) {
+                return new CreateResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
+            }
+            tx.insertInto(M).set(toRecord(message)).execute();
+            insertRevision(tx, message);
+            tx.insertInto(IDEMPOTENCY_KEY)
+                    .set(IDEMPOTENCY_KEY.OWNER, owner)
+                    .set(IDEMPOTENCY_KEY.KEY, key.key())
+                    .set(IDEMPOTENCY_KEY.MESSAGE_ID, message.id().value())
+                    .set(IDEMPOTENCY_KEY.EVENT_ID, message.eventId().hex())
+                    .set(IDEMPOTENCY_KEY.CREATED_AT, message.createdAt())
+                    .execute();
+            return new CreateResult.Created(message);
+        });
+    }
+
+    @Override
+    public Optional<ScheduledMessage> find(ScheduleId id) {
+        return find(dsl, id);
+    }
+
+    private static Optional<ScheduledMessage> find(DSLContext ctx, ScheduleId id) {
+        return ctx.selectFrom(M).where(M.ID.eq(id.value())).fetchOptional().map(PostgresScheduleStore::toMessage);
+    }
+
+    @Override
+    public Page list(ListQuery query) {
+        Condition where = M.OWNER.eq(query.owner().hex()).and(M.STATE.in(query.states()));
+        if (query.channel().isPresent()) {
+            where = where.and(M.CHANNEL.eq(query.channel().get().value()));
+        }
+        if (query.after().isPresent()) {
+            Cursor after = query.after().get();
+            where = where.and(row(M.DUE_AT, M.ID).gt(after.dueAt(), after.id().value()));
+        }
+        List<ScheduledMessage> rows = dsl.selectFrom(M)
+                .where(where)
+                .orderBy(M.DUE_AT, M.ID)
+                .limit(query.limit() + 1)
+                .fetch(PostgresScheduleStore::toMessage);
+        if (rows.size() <= query.limit()) {
+            return new Page(rows, Optional.empty());
+        }
+        List<ScheduledMessage> page = rows.subList(0, query.limit());
+        ScheduledMessage last = page.get(page.size() - 1);
+        return new Page(page, Optional.of(new Cursor(last.dueAt(), last.id())));
+    }
+
+    @Override
+    public boolean replace(ScheduledMessage expected,
+                           ScheduledMessage next) {
+        if (!expected.id().equals(next.id())) {
+            throw new IllegalArgumentException("replace must keep the id: " + expected.id() + " vs " + next.id());
+        }
+        return dsl.transactionResult(configuration -> {
+            DSLContext tx = configuration.dsl();
+            ScheduledMessageRecord values = toRecord(next);
+            values.changed(M.ID, false);
+            values.changed(M.CREATED_AT, false);
+            Condition stillAsRead = M.ID.eq(expected.id().value())
+                    .and(M.STATE.eq(expected.state().wireName()))
+                    .and(M.REVISION.eq(expected.revision().number()))
+                    .and(expected.token().isPresent()
+                            ? M.FENCING_TOKEN.eq(expected.token().get().value())
+                            : M.FENCING_TOKEN.isNull());
+            int changed = tx.update(M).set(values).where(stillAsRead).execute();
+            if (changed > 1) {
+                throw new IllegalStateException("compare-and-set on " + expected.id() + " changed " + changed + " rows");
+            }
+            if (changed == 0) {
+                return false;
+            }
+            if (!next.revision().equals(expected.revision())) {
+                insertRevision(tx, next);
+            }
+            if (next.event().isEmpty()) {
+                // Purged (cancel, terminal failure): no copy of any revision's event may stay behind.
+                tx.update(SCHEDULED_MESSAGE_REVISION)
+                        .setNull(SCHEDULED_MESSAGE_REVISION.EVENT_JSON)
+                        .where(SCHEDULED_MESSAGE_REVISION.MESSAGE_ID.eq(next.id().value()))
+                        .and(SCHEDULED_MESSAGE_REVISION.EVENT_JSON.isNotNull())
+                        .execute();
+            }
+            return true;
+        });
+    }
+
+    @Override
+    public boolean channelDeleted(Channel channel) {
+        return dsl.fetchExists(CHANNEL_TOMBSTONE, CHANNEL_TOMBSTONE.CHANNEL.eq(channel.value()));
+    }
+
+    @Override
+    public List<ScheduledMessage> claimDue(int limit, Duration lease) {
+        return claimStatement(limit, lease).fetch().stream()
+                .map(PostgresScheduleStore::toMessage)
+                .sorted(BY_DUE)
+                .toList();
+    }
+
+    /**
+     * The claim as one statement (package-private so a test can EXPLAIN it): lock up to {@code limit} claimable
+     * rows oldest-due-first, skipping rows other claimers hold, and claim each with its own token.
+     */
+    UpdateResultStep<ScheduledMessageRecord> claimStatement(int limit, Duration lease) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("claim limit must be at least 1, got " + limit);
+        }
+        requirePositive("lease", lease);
+        ScheduledMessageTable candidate = SCHEDULED_MESSAGE.as("candidate");
+        return dsl.update(M)
+                .set(M.STATE, "claimed")
+                .set(M.FENCING_TOKEN, FENCING_TOKEN_SEQ.nextval())
+                .set(M.LEASE_UNTIL, nowPlus(lease))
+                .setNull(M.RETRY_AT)
+                .set(M.ATTEMPTS, M.ATTEMPTS.plus(1))
+                .set(M.UPDATED_AT, NOW)
+                // "= ANY(ARRAY(subquery))", not "IN (subquery)": PostgreSQL may plan IN as a semi-join that
+                // re-runs the locking subquery for every outer row, each run locking a further LIMIT rows (seen
+                // here: LIMIT 3 claimed 5). ARRAY(...) is an InitPlan, run exactly once.
+                .where(M.ID.eq(any(array(select(candidate.ID)
+                        .from(candidate)
+                        .where(candidate.STATE.eq("scheduled"))
+                        .and(candidate.DUE_AT.le(NOW))
+                        .and(candidate.RETRY_AT.isNull().or(candidate.RETRY_AT.le(NOW)))
+                        .orderBy(candidate.DUE_AT, candidate.ID)
+                        .limit(limit)
+                        .forUpdate()
+                        .skipLocked()))))
+                .and(M.STATE.eq("scheduled"))
+                .returning();
+    }
+
+    @Override
+    public Set<ScheduleId> renewLeases(Collection<Claim> claims, Duration lease) {
+        requirePositive("lease", lease);
+        if (claims.isEmpty()) {
+            return Set.of();
+        }
+        List<Row2<UUID, Long>> held = claims.stream()
+                .map(claim -> row(claim.id().value(), claim.token().value()))
+                .toList();
+        Set<ScheduleId> renewed = new HashSet<>();
+        dsl.update(M)
+                .set(M.LEASE_UNTIL, nowPlus(lease))
+                .set(M.UPDATED_AT, NOW)
+                .where(M.STATE.in(IN_FLIGHT))
+                .and(row(M.ID, M.FENCING_TOKEN).in(held))
+                .returning(M.ID)
+                .fetch()
+                .forEach(r -> renewed.add(new ScheduleId(r.getId())));
+        return renewed;
+    }
+
+    @Override
+    public int reapExpiredLeases(Duration grace) {
+        if (grace == null) {
+            throw new IllegalArgumentException("grace is missing");
+        }
+        // A concurrent reaper or finishing write takes the row lock first; this statement then re-reads the row
+        // and skips it when it no longer matches, so exactly one of two racing writes wins (SCENARIOS F8).
+        return dsl.update(M)
+                .set(M.STATE, "scheduled")
+                .setNull(M.FENCING_TOKEN)
+                .setNull(M.LEASE_UNTIL)
+                .setNull(M.RETRY_AT)
+                .set(M.UPDATED_AT, NOW)
+                .where(M.STATE.in(IN_FLIGHT))
+                .and(M.LEASE_UNTIL.lt(nowMinus(grace)))
+                .execute();
+    }
+
+    @Override
+    public Optional<Instant> nextDueAt() {
+        // Two index-friendly minima: rows without a retry time by due time, and the (few) retrying rows.
+        Field<Instant> firstDue = select(min(M.DUE_AT)).from(M)
+                .where(M.STATE.eq("scheduled")).and(M.RETRY_AT.isNull()).asField();
+        Field<Instant> firstRetry = select(min(greatest(M.DUE_AT, M.RETRY_AT))).from(M)
+                .where(M.STATE.eq("scheduled")).and(M.RETRY_AT.isNotNull()).asField();
+        return Optional.ofNullable(dsl.select(least(firstDue, firstRetry)).fetchSingle().value1());
+    }
+
+    private static void insertRevision(DSLContext tx, ScheduledMessage message) {
+        NostrEvent event = message.event().orElseThrow(() -> new IllegalArgumentException(
+                "revision " + message.revision() + " of " + message.id() + " has no event"));
+        tx.insertInto(SCHEDULED_MESSAGE_REVISION)
+                .set(SCHEDULED_MESSAGE_REVISION.MESSAGE_ID, message.id().value())
+                .set(SCHEDULED_MESSAGE_REVISION.REVISION, message.revision().number())
+                .set(SCHEDULED_MESSAGE_REVISION.EVENT_ID, message.eventId().hex())
+                .set(SCHEDULED_MESSAGE_REVISION.EVENT_JSON, EventText.write(event))
+                .set(SCHEDULED_MESSAGE_REVISION.CREATED_AT, message.updatedAt())
+                .execute();
+    }
+
+    private static ScheduledMessageRecord toRecord(ScheduledMessage message) {
+        ScheduledMessageRecord r = new ScheduledMessageRecord();
+        r.setId(message.id().value());
+        r.setOwner(message.owner().hex());
+        r.setChannel(message.channel().value());
+        r.setRevision(message.revision().number());
+        r.setState(message.state().wireName());
+        r.setEventId(message.eventId().hex());
+        r.setEventJson(message.event().map(EventText::write).orElse(null));
+        r.setDueAt(message.dueAt());
+        r.setAttempts(message.attempts());
+        r.setCreatedAt(message.createdAt());
+        r.setUpdatedAt(message.updatedAt());
+        r.setReason(null);
+        r.setRetryAt(null);
+        r.setFencingToken(null);
+        r.setLeaseUntil(null);
+        r.setFinishedAt(null);
+        switch (message.state()) {
+            case Scheduled s -> r.setRetryAt(s.retryAt().orElse(null));
+            case Claimed c -> {
+                r.setFencingToken(c.token().value());
+                r.setLeaseUntil(c.leaseUntil());
+            }
+            case Sending s -> {
+                r.setFencingToken(s.token().value());
+                r.setLeaseUntil(s.leaseUntil());
+            }
+            case Published p -> r.setFinishedAt(p.publishedAt());
+            case Cancelled c -> r.setFinishedAt(c.cancelledAt());
+            case Failed f -> {
+                r.setFinishedAt(f.failedAt());
+                r.setReason(f.reason().wireName());
+            }
+        }
+        return r;
+    }
+
+    /** Rebuilds the aggregate through its own constructors, so a row that breaks a rule fails loudly. */
+    private static ScheduledMessage toMessage(ScheduledMessageRecord r) {
+        ScheduleState state = switch (r.getState()) {
+            case "scheduled" -> new Scheduled(Optional.ofNullable(r.getRetryAt()));
+            case "claimed" -> new Claimed(new FencingToken(r.getFencingToken()), r.getLeaseUntil());
+            case "sending" -> new Sending(new FencingToken(r.getFencingToken()), r.getLeaseUntil());
+            case "published" -> new Published(r.getFinishedAt());
+            case "cancelled" -> new Cancelled(r.getFinishedAt());
+            case "failed" -> new Failed(FailureReason.fromWireName(r.getReason()), r.getFinishedAt());
+            default -> throw new IllegalStateException("message " + r.getId() + " has unknown state " + r.getState());
+        };
+        return new ScheduledMessage(
+                new ScheduleId(r.getId()),
+                new PublicKey(r.getOwner()),
+                new Channel(r.getChannel()),
+                new Revision(r.getRevision()),
+                new EventId(r.getEventId()),
+                r.getDueAt(),
+                Optional.ofNullable(r.getEventJson()).map(EventText::read),
+                state,
+                r.getAttempts(),
+                r.getCreatedAt(),
+                r.getUpdatedAt());
+    }
+
+    private static Field<Instant> nowPlus(Duration duration) {
+        return DSL.field("(now() + {0} * interval '1 microsecond')", SQLDataType.INSTANT, val(micros(duration)));
+    }
+
+    private static Field<Instant> nowMinus(Duration duration) {
+        return DSL.field("(now() - {0} * interval '1 microsecond')", SQLDataType.INSTANT, val(micros(duration)));
+    }
+
+    private static long micros(Duration duration) {
+        return Math.addExact(Math.multiplyExact(duration.getSeconds(), 1_000_000L), duration.getNano() / 1_000);
+    }
+
+    private static void requirePositive(String name, Duration duration) {
+        if (duration == null || duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, got " + duration);
+        }
+    }
+}

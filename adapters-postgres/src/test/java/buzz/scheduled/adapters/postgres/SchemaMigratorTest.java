@@ -1,0 +1,119 @@
+package buzz.scheduled.adapters.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import buzz.scheduled.adapters.postgres.SchemaMigrator.MigrationReport;
+import buzz.scheduled.adapters.postgres.SchemaMigrator.SchemaStatus;
+import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class SchemaMigratorTest {
+
+    @RegisterExtension
+    static final ScratchDatabaseExtension db = ScratchDatabaseExtension.empty();
+
+    private static final List<String> NEWER_BUILD =
+            List.of(SchemaMigrator.MIGRATIONS_LOCATION, "classpath:db/newer-build");
+
+    @BeforeEach
+    void emptyTheDatabase() throws SQLException {
+        execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+    }
+
+    @Test
+    void status_emptyDatabase_reportsNoVersionAndEveryMigrationPending() {
+        SchemaStatus status = new SchemaMigrator(db.dataSource()).status();
+
+        assertThat(status.databaseVersion()).isEmpty();
+        assertThat(status.pending()).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void migrate_emptyDatabase_appliesEveryMigrationAndCreatesTheTables() throws SQLException {
+        SchemaMigrator migrator = new SchemaMigrator(db.dataSource());
+        int pending = migrator.status().pending();
+
+        MigrationReport report = migrator.migrate();
+
+        assertThat(report.applied()).isEqualTo(pending);
+        assertThat(report.schemaVersion()).isEqualTo(migrator.status().binaryVersion());
+        assertThat(migrator.status().pending()).isZero();
+        assertThat(queryStrings("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"))
+                .containsExactly("channel_tombstone", "flyway_schema_history", "idempotency_key",
+                        "scheduled_message", "scheduled_message_revision");
+    }
+
+    @Test
+    void migrate_currentDatabase_appliesNothing() {
+        SchemaMigrator migrator = new SchemaMigrator(db.dataSource());
+        MigrationReport first = migrator.migrate();
+
+        MigrationReport second = migrator.migrate();
+
+        assertThat(second.applied()).isZero();
+        assertThat(second.schemaVersion()).isEqualTo(first.schemaVersion());
+    }
+
+    @Test
+    void migrate_databaseMigratedByNewerBuild_refusesNamingBothVersionsAndChangesNothing() throws SQLException {
+        new SchemaMigrator(db.dataSource(), NEWER_BUILD).migrate();
+        List<String> historyBefore = queryStrings("SELECT version FROM flyway_schema_history ORDER BY installed_rank");
+        SchemaMigrator thisBuild = new SchemaMigrator(db.dataSource());
+        String binaryVersion = thisBuild.status().binaryVersion();
+
+        assertThatThrownBy(thisBuild::migrate)
+                .isInstanceOf(SchemaNewerThanBinaryException.class)
+                .hasMessageContaining("database schema is at version 999")
+                .hasMessageContaining("only knows migrations up to version " + binaryVersion)
+                .satisfies(e -> {
+                    SchemaNewerThanBinaryException refusal = (SchemaNewerThanBinaryException) e;
+                    assertThat(refusal.databaseVersion()).isEqualTo("999");
+                    assertThat(refusal.binaryVersion()).isEqualTo(binaryVersion);
+                });
+        assertThat(queryStrings("SELECT version FROM flyway_schema_history ORDER BY installed_rank"))
+                .isEqualTo(historyBefore);
+    }
+
+    @Test
+    void requireNotNewer_databaseMigratedByNewerBuild_refuses() {
+        new SchemaMigrator(db.dataSource(), NEWER_BUILD).migrate();
+
+        assertThatThrownBy(() -> new SchemaMigrator(db.dataSource()).requireNotNewer())
+                .isInstanceOf(SchemaNewerThanBinaryException.class)
+                .hasMessageContaining("999");
+    }
+
+    @Test
+    void requireNotNewer_olderDatabase_reportsPendingMigrationsWithoutApplyingThem() throws SQLException {
+        SchemaStatus status = new SchemaMigrator(db.dataSource()).requireNotNewer();
+
+        assertThat(status.databaseVersion()).isEmpty();
+        assertThat(status.pending()).isPositive();
+        assertThat(queryStrings("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).isEmpty();
+    }
+
+    private static void execute(String sql) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static List<String> queryStrings(String sql) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            List<String> values = new java.util.ArrayList<>();
+            while (rs.next()) {
+                values.add(rs.getString(1));
+            }
+            return values;
+        }
+    }
+}

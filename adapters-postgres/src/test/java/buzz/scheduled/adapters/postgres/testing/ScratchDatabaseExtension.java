@@ -1,0 +1,178 @@
+package buzz.scheduled.adapters.postgres.testing;
+
+import buzz.scheduled.adapters.postgres.SchemaMigrator;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Gives a test class its own scratch PostgreSQL database, created before the class and dropped after it.
+ *
+ * <p>Register it on a static field: {@code @RegisterExtension static final ScratchDatabaseExtension db =
+ * ScratchDatabaseExtension.migrated();}. The server is chosen once per JVM (see {@link TestPostgresServer}):
+ * {@code BUZZ_TEST_DATABASE_URL} when set (a {@code jdbc:postgresql:} or {@code postgres://} URL of a server
+ * where the test may {@code CREATE DATABASE}), else a Testcontainers PostgreSQL when Docker answers, else
+ * embedded PostgreSQL binaries. Each class gets a database named {@code buzz_test_<random hex>}.
+ */
+public final class ScratchDatabaseExtension implements BeforeAllCallback, AfterAllCallback {
+
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(ScratchDatabaseExtension.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final boolean migrate;
+    private TestPostgresServer server;
+    private String databaseName;
+    private HikariDataSource dataSource;
+
+    private ScratchDatabaseExtension(boolean migrate) {
+        this.migrate = migrate;
+    }
+
+    /** A scratch database with nothing in it. */
+    public static ScratchDatabaseExtension empty() {
+        return new ScratchDatabaseExtension(false);
+    }
+
+    /** A scratch database with this build's Flyway migrations applied. */
+    public static ScratchDatabaseExtension migrated() {
+        return new ScratchDatabaseExtension(true);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        if (dataSource != null) {
+            throw new IllegalStateException("ScratchDatabaseExtension is already active for another class; register it"
+                    + " on a static field of a top-level test class (not on @Nested classes)");
+        }
+        server = context.getRoot().getStore(NAMESPACE)
+                .getOrComputeIfAbsent(TestPostgresServer.class, key -> TestPostgresServer.start(), TestPostgresServer.class);
+        databaseName = "buzz_test_" + HexFormat.of().formatHex(randomBytes(8));
+        server.createDatabase(databaseName);
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(server.jdbcUrl(databaseName));
+        config.setMaximumPoolSize(12);
+        config.setMinimumIdle(0);
+        config.setPoolName("scratch-" + databaseName);
+        config.setConnectionTimeout(10_000);
+        dataSource = new HikariDataSource(config);
+        if (migrate) {
+            new SchemaMigrator(dataSource).migrate();
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        try {
+            if (dataSource != null) {
+                dataSource.close();
+            }
+        } finally {
+            dataSource = null;
+            if (databaseName != null) {
+                server.dropDatabase(databaseName);
+                databaseName = null;
+            }
+        }
+    }
+
+    /** A pool of up to 12 connections to the scratch database. */
+    public DataSource dataSource() {
+        requireActive();
+        return dataSource;
+    }
+
+    /** Name of the scratch database ({@code buzz_test_<16 hex>}). */
+    public String databaseName() {
+        requireActive();
+        return databaseName;
+    }
+
+    /** A self-contained {@code jdbc:postgresql:} URL of the scratch database (credentials in the query). */
+    public String jdbcUrl() {
+        requireActive();
+        return server.jdbcUrl(databaseName);
+    }
+
+    /** The scratch database as a libpq-style {@code postgres://user:pass@host:port/db} URL. */
+    public String postgresUrl() {
+        requireActive();
+        return server.postgresUrl(databaseName);
+    }
+
+    /** Host of the server holding the scratch database. */
+    public String host() {
+        requireActive();
+        return server.host();
+    }
+
+    /** Port of the server holding the scratch database. */
+    public int port() {
+        requireActive();
+        return server.port();
+    }
+
+    /** User the tests connect as. */
+    public String user() {
+        requireActive();
+        return server.user();
+    }
+
+    /** That user's password, when the server needs one. */
+    public Optional<String> password() {
+        requireActive();
+        return server.password();
+    }
+
+    /** Which kind of server this JVM uses ({@code BUZZ_TEST_DATABASE_URL}, Testcontainers, embedded). */
+    public String serverSource() {
+        requireActive();
+        return server.source();
+    }
+
+    /**
+     * Empties every table of the public schema except Flyway's history, so each test starts from a blank
+     * schema; sequences keep counting (fencing tokens only grow).
+     */
+    public void truncateAllTables() {
+        requireActive();
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            List<String> tables = new ArrayList<>();
+            try (ResultSet rs = statement.executeQuery("SELECT quote_ident(tablename) FROM pg_tables"
+                    + " WHERE schemaname = 'public' AND tablename <> 'flyway_schema_history'")) {
+                while (rs.next()) {
+                    tables.add(rs.getString(1));
+                }
+            }
+            if (!tables.isEmpty()) {
+                statement.execute("TRUNCATE " + String.join(", ", tables) + " CASCADE");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not truncate the tables of " + databaseName, e);
+        }
+    }
+
+    private void requireActive() {
+        if (dataSource == null) {
+            throw new IllegalStateException("the scratch database exists only between beforeAll and afterAll;"
+                    + " register ScratchDatabaseExtension with @RegisterExtension on a static field");
+        }
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] bytes = new byte[n];
+        RANDOM.nextBytes(bytes);
+        return bytes;
+    }
+}
