@@ -164,6 +164,47 @@ public abstract class ChannelAdministrationContract {
     }
 
     @Test
+    void deleteChannel_racingCreates_leaveNoPendingMessageBehindTheTombstone() throws Exception {
+        List<ScheduledMessage> attempts = new java.util.ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            attempts.add(message(i % 2 == 0 ? ALICE : BOB, GENERAL, Duration.ofHours(1).plusSeconds(i)));
+        }
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        try {
+            List<java.util.concurrent.Future<CreateResult>> creates = new java.util.ArrayList<>();
+            for (ScheduledMessage attempt : attempts) {
+                creates.add(threads.submit(() -> {
+                    go.await();
+                    return store.create(attempt, keyOf(attempt), NO_LIMITS);
+                }));
+            }
+            java.util.concurrent.Future<ChannelDeleted> deletion = threads.submit(() -> {
+                go.await();
+                return administration.deleteChannel(GENERAL);
+            });
+            go.countDown();
+            int created = 0;
+            for (java.util.concurrent.Future<CreateResult> create : creates) {
+                CreateResult result = create.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(result).isInstanceOfAny(CreateResult.Created.class, CreateResult.ChannelDeleted.class);
+                created += result instanceof CreateResult.Created ? 1 : 0;
+            }
+            ChannelDeleted deleted = deletion.get(30, java.util.concurrent.TimeUnit.SECONDS);
+
+            assertThat(deleted.failed()).isEqualTo(created);
+            for (ScheduledMessage attempt : attempts) {
+                store.find(attempt.id()).ifPresent(row -> {
+                    assertThat(row.failureReason()).contains(FailureReason.CHANNEL_DELETED);
+                    assertThat(payloadStored(row.id())).isFalse();
+                });
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
     void deleteChannel_cancelledAndFailedMessages_keepTheirStates() {
         ScheduledMessage cancelled = cancelled(created(ALICE, GENERAL, Duration.ofHours(1)));
 
