@@ -355,7 +355,8 @@ public final class HttpApi {
         });
         if (answer instanceof Answer.Problem problem && problem.status() == 503
                 && !"not_ready".equals(problem.code())) {
-            return notReady(problem.message());
+            return notReady("the readiness check did not answer within " + settings.requestTimeout().toMillis()
+                    + " ms");
         }
         return answer;
     }

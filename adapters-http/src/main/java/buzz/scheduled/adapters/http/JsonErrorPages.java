@@ -2,13 +2,15 @@ package buzz.scheduled.adapters.http;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
 
 /**
- * Jetty's answers to requests it refuses before any route runs (headers over the limit: {@code 431}; a malformed
- * request line: {@code 400}; a URI over the limit: {@code 414}) in the API's error shape
+ * Jetty's answers to requests it refuses before any route runs (headers over the limit: {@code 431}; a URI over
+ * the limit: {@code 414}; a malformed request: {@code 400}) in the API's error shape
  * {@code {"error":"invalid_request","message":…}} instead of an HTML page.
  */
 final class JsonErrorPages extends ErrorHandler {
@@ -19,15 +21,20 @@ final class JsonErrorPages extends ErrorHandler {
     }
 
     @Override
-    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
+    public boolean handle(Request request, Response response, Callback callback) {
+        int status = request.getAttribute(ERROR_STATUS) instanceof Integer code ? code : response.getStatus();
+        String reason = request.getAttribute(ERROR_MESSAGE) instanceof String text ? text : null;
         String message = switch (status) {
             case 431 -> "the request headers are larger than " + maxHeaderBytes + " bytes";
             case 414 -> "the request URI is larger than " + maxHeaderBytes + " bytes";
-            default -> "the HTTP request is malformed" + (reason == null ? "" : ": " + reason);
+            default -> "the HTTP request was refused (" + status + ")" + (reason == null ? "" : ": " + reason);
         };
-        fields.put(HttpHeader.CONTENT_TYPE, "application/json");
-        String body = "{\"error\":\"invalid_request\",\"message\":\"" + message.replace("\\", "\\\\").replace("\"", "\\\"")
-                + "\"}";
-        return ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8));
+        String code = status >= 500 ? "internal_error" : "invalid_request";
+        String body = "{\"error\":\"" + code + "\",\"message\":\""
+                + message.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
+        return true;
     }
 }

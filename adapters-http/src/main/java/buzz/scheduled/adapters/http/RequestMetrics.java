@@ -11,13 +11,17 @@ import java.util.concurrent.atomic.LongAdder;
  * Thread-safe and lock-free on the request path.
  */
 final class RequestMetrics {
+    /** Methods counted by name; any other (clients may send any token) is counted as {@code OTHER}. */
+    private static final java.util.Set<String> KNOWN_METHODS =
+            java.util.Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS");
+
     private final Map<RequestKey, LongAdder> requests = new ConcurrentHashMap<>();
     private final Map<RequestKey, DoubleSum> seconds = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> refusals = new ConcurrentHashMap<>();
 
     /** One request finished. {@code route} is the template ({@code /v1/scheduled-messages/{id}}), never the raw path. */
     void request(String method, String route, int status, double elapsedSeconds) {
-        RequestKey key = new RequestKey(method, route, status);
+        RequestKey key = new RequestKey(KNOWN_METHODS.contains(method) ? method : "OTHER", route, status);
         requests.computeIfAbsent(key, k -> new LongAdder()).increment();
         seconds.computeIfAbsent(key, k -> new DoubleSum()).add(elapsedSeconds);
     }

@@ -123,11 +123,22 @@ public final class InMemoryScheduleStore implements ScheduleStore {
                 || !stored.revision().equals(expected.revision())) {
             return false;
         }
-        rows.put(next.id(), next);
+        rows.put(next.id(), keepRenewedLease(stored, next));
         if (!next.revision().equals(expected.revision())) {
             history.get(next.id()).add(next);
         }
         return true;
+    }
+
+    /** Within one claim, a lease renewed after {@code next} was computed is never shortened by writing it. */
+    private static ScheduledMessage keepRenewedLease(ScheduledMessage stored, ScheduledMessage next) {
+        if (stored.state() instanceof ScheduleState.Claimed held && next.state() instanceof ScheduleState.Sending sending
+                && held.token().equals(sending.token()) && held.leaseUntil().isAfter(sending.leaseUntil())) {
+            return new ScheduledMessage(next.id(), next.owner(), next.channel(), next.revision(), next.eventId(),
+                    next.dueAt(), next.event(), new ScheduleState.Sending(sending.token(), held.leaseUntil()),
+                    next.attempts(), next.createdAt(), next.updatedAt());
+        }
+        return next;
     }
 
     @Override
