@@ -5,10 +5,6 @@ import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.ChannelAdministrationContract;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.schedule.ScheduleId;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -33,7 +29,7 @@ class PostgresChannelAdministrationTest extends ChannelAdministrationContract {
     @Override
     protected void letTimePass(Duration duration) {
         long micros = duration.toNanos() / 1_000;
-        update("UPDATE scheduled_message SET due_at = due_at - ? * interval '1 microsecond',"
+        db.execute("UPDATE scheduled_message SET due_at = due_at - ? * interval '1 microsecond',"
                 + " retry_at = retry_at - ? * interval '1 microsecond',"
                 + " lease_until = lease_until - ? * interval '1 microsecond',"
                 + " finished_at = finished_at - ? * interval '1 microsecond',"
@@ -43,28 +39,8 @@ class PostgresChannelAdministrationTest extends ChannelAdministrationContract {
 
     @Override
     protected boolean payloadStored(ScheduleId id) {
-        String sql = "SELECT (SELECT count(*) FROM scheduled_message WHERE id = ? AND event_json IS NOT NULL)"
-                + " + (SELECT count(*) FROM scheduled_message_revision WHERE message_id = ? AND event_json IS NOT NULL)";
-        try (Connection c = db.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            s.setObject(1, id.value());
-            s.setObject(2, id.value());
-            try (ResultSet rows = s.executeQuery()) {
-                rows.next();
-                return rows.getLong(1) > 0;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
-    }
-
-    private static void update(String sql, Object... parameters) {
-        try (Connection c = db.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                s.setObject(i + 1, parameters[i]);
-            }
-            s.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
+        return db.queryLong("SELECT (SELECT count(*) FROM scheduled_message WHERE id = ? AND event_json IS NOT NULL)"
+                + " + (SELECT count(*) FROM scheduled_message_revision WHERE message_id = ? AND event_json IS NOT NULL)",
+                id.value(), id.value()) > 0;
     }
 }
