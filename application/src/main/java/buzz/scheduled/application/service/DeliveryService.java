@@ -6,12 +6,15 @@ import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BiFunction;
 
 /**
@@ -102,6 +105,19 @@ public final class DeliveryService implements DeliveryUseCase {
     @Override
     public boolean release(ClaimedWork work) {
         return finish(work, (message, now) -> message.release(work.token(), now)).isPresent();
+    }
+
+    @Override
+    public Set<ScheduleId> renewLeases(Collection<ClaimedWork> claims) {
+        if (claims.isEmpty()) {
+            return Set.of();
+        }
+        return store.renewLeases(claims.stream().map(ClaimedWork::claim).toList(), settings.lease());
+    }
+
+    @Override
+    public Instant now() {
+        return store.now();
     }
 
     @Override
