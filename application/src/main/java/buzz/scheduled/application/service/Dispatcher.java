@@ -308,16 +308,21 @@ public final class Dispatcher {
         }
     }
 
+    /**
+     * Waits after a failure without the signal (which may be what failed); notifications stay pending for the
+     * next sleep, and a stop ends the pause.
+     */
     private void pause(Duration duration) {
-        long until = System.nanoTime() + duration.toNanos();
-        while (!stopping) {
-            long left = until - System.nanoTime();
-            if (left <= 0) {
-                return;
+        lock.lock();
+        try {
+            long left = duration.toNanos();
+            while (!stopping && left > 0) {
+                left = changed.awaitNanos(left);
             }
-            // Notifications during an error pause are consumed: the pause bounds how often a failing store
-            // is asked, and the first pass after it claims whatever is due anyway.
-            signal.awaitWork(Duration.ofNanos(left));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
         }
     }
 

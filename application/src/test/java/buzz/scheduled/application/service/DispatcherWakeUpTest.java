@@ -138,4 +138,18 @@ class DispatcherWakeUpTest {
         assertThat(delivery.claimCalls.get()).isGreaterThanOrEqualTo(4);
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
     }
+
+    @Test
+    void signalFailsWhileWaiting_claimLoopSurvives_andStillPublishes() {
+        signal.failNextWaits(2);
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        Await.until("the loop to sleep after the failures", signal::sleeping);
+
+        ScheduledMessage message = fx.schedule(T0, "after a broken listener");
+        signal.notifyDue(Optional.of(T0));
+        Await.until("publication", () -> fx.state(message).equals("published"));
+
+        assertThat(dispatcher.counts().errors()).isEqualTo(2);
+        assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
+    }
 }

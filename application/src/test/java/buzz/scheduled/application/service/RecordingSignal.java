@@ -14,8 +14,18 @@ final class RecordingSignal implements DueWorkSignal {
     private final List<Duration> waits = new CopyOnWriteArrayList<>();
     private final AtomicInteger waiting = new AtomicInteger();
 
+    private final AtomicInteger failures = new AtomicInteger();
+
+    /** The next {@code n} waits throw (a broken listener). */
+    void failNextWaits(int n) {
+        failures.set(n);
+    }
+
     @Override
     public Wake awaitWork(Duration max) {
+        if (failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new IllegalStateException("listener broken (test)");
+        }
         waits.add(max);
         waiting.incrementAndGet();
         try {
