@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -41,8 +42,10 @@ import org.slf4j.LoggerFactory;
  * cannot answer within {@link HttpSettings#requestTimeout()} (or throws a timeout/connection failure) gives
  * {@code 503 unavailable} with {@code Retry-After}, never a hung request.
  *
- * <p>Operator routes (SPEC §4, a later issue) slot in as a third {@link Access} kind: NIP-98 authentication as
- * for owners, then the pubkey must be in {@code RELAY_OPERATOR_PUBKEYS} ({@code 403 forbidden} otherwise).
+ * <p>Operator routes (SPEC §4) are the third {@link Access} kind: NIP-98 authentication as for owners
+ * ({@code 401 unauthorized}), then the pubkey must be in {@code RELAY_OPERATOR_PUBKEYS} ({@code 403 forbidden}
+ * otherwise). They answer whether or not the feature flag is on: deletion and reservations matter for messages
+ * already accepted.
  */
 public final class HttpApi {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
@@ -55,7 +58,9 @@ public final class HttpApi {
         /** Anyone (info, health, readiness, metrics, OpenAPI). */
         PUBLIC,
         /** NIP-98 authenticated owners, only while the feature is on. */
-        OWNER
+        OWNER,
+        /** NIP-98 authenticated operators ({@code RELAY_OPERATOR_PUBKEYS}), whatever the feature flag says. */
+        OPERATOR
     }
 
     /** A route of the API: method and path template as registered ({@code /v1/scheduled-messages/{id}}). */
@@ -68,13 +73,15 @@ public final class HttpApi {
     }
 
     private record Entry(Route route, Access access, Function<OwnerRequest, Answer> ownerHandler,
-                         Function<Context, Answer> publicHandler) {
+                         Function<Context, Answer> publicHandler, Function<OperatorRequest, Answer> operatorHandler) {
     }
 
     private final AuthenticateRequestUseCase authentication;
     private final ReadinessCheck readiness;
     private final HttpSettings settings;
     private final OwnerRoutes owner;
+    private final OperatorAccess operatorAccess;
+    private final Optional<OperatorRoutes> operator;
     private final RequestMetrics metrics = new RequestMetrics();
     private final ObjectMapper json = new ObjectMapper();
     private final String openApi;
@@ -91,13 +98,31 @@ public final class HttpApi {
      */
     public HttpApi(OwnerUseCases useCases, AuthenticateRequestUseCase authentication, ReadinessCheck readiness,
                    HttpSettings settings) {
-        if (useCases == null || authentication == null || readiness == null || settings == null) {
-            throw new IllegalArgumentException("HTTP API needs use cases, authentication, readiness and settings");
+        this(useCases, OperatorAccess.none(), authentication, readiness, settings);
+    }
+
+    /**
+     * @param useCases       the owner use cases (typically one {@code OwnerMessagesService})
+     * @param operatorAccess the operator pubkeys and use cases ({@link OperatorAccess#none()}: every operator
+     *                       request is forbidden)
+     * @param authentication NIP-98 request authentication
+     * @param readiness      what {@code GET /readyz} asks (e.g. a database ping)
+     * @param settings       feature flag, public base URL, limits
+     * @throws IllegalStateException when the OpenAPI document is missing from the classpath (a build fault)
+     */
+    public HttpApi(OwnerUseCases useCases, OperatorAccess operatorAccess, AuthenticateRequestUseCase authentication,
+                   ReadinessCheck readiness, HttpSettings settings) {
+        if (useCases == null || operatorAccess == null || authentication == null || readiness == null
+                || settings == null) {
+            throw new IllegalArgumentException(
+                    "HTTP API needs use cases, operator access, authentication, readiness and settings");
         }
         this.authentication = authentication;
         this.readiness = readiness;
         this.settings = settings;
         this.owner = new OwnerRoutes(useCases, settings);
+        this.operatorAccess = operatorAccess;
+        this.operator = operatorAccess.useCases().map(OperatorRoutes::new);
         this.openApi = readOpenApi();
         this.entries = List.of(
                 ownerRoute("POST", OwnerRoutes.COLLECTION, owner::create),
@@ -111,9 +136,14 @@ public final class HttpApi {
                 publicRoute("GET", "/healthz", ctx -> new Answer.Json(200, Map.of("status", "up"))),
                 publicRoute("GET", "/readyz", ctx -> ready()),
                 publicRoute("GET", "/metrics", ctx -> new Answer.Text(200, "text/plain; version=0.0.4; charset=utf-8",
-                        metrics.render(), Map.of())),
+                        metrics.render() + operator.map(OperatorRoutes::metrics).orElse(""), Map.of())),
                 publicRoute("GET", "/openapi.yaml", ctx -> new Answer.Text(200, "application/yaml; charset=utf-8",
-                        openApi, Map.of())));
+                        openApi, Map.of())),
+                operatorRoute("GET", OperatorRoutes.RESERVATIONS, OperatorRoutes::reservations),
+                operatorRoute("POST", OperatorRoutes.CHANNEL_DELETED, OperatorRoutes::channelDeleted),
+                operatorRoute("POST", OperatorRoutes.MEMBER_REMOVED, OperatorRoutes::memberRemoved),
+                operatorRoute("DELETE", OperatorRoutes.OWNER, OperatorRoutes::purgeOwner),
+                operatorRoute("DELETE", OperatorRoutes.ALL_MESSAGES, OperatorRoutes::purgeAll));
     }
 
     /** Every route this API serves, in registration order (the OpenAPI document lists exactly these). */
@@ -206,7 +236,8 @@ public final class HttpApi {
         if (entry.access() == Access.PUBLIC) {
             return entry.publicHandler().apply(ctx);
         }
-        if (!settings.scheduledMessages()) {
+        boolean operatorRoute = entry.access() == Access.OPERATOR;
+        if (!operatorRoute && !settings.scheduledMessages()) {
             return new Answer.Problem(404, "feature_disabled",
                     "scheduled messages are switched off on this server (BUZZ_SCHEDULED_MESSAGES)");
         }
@@ -224,6 +255,15 @@ public final class HttpApi {
         return switch (authenticated) {
             case AuthenticationResult.Refused refused -> new Answer.Problem(401, "unauthorized",
                     "NIP-98 authentication failed: " + refused.message(), Map.of("WWW-Authenticate", "Nostr"));
+            case AuthenticationResult.Authenticated caller when operatorRoute -> {
+                if (!operatorAccess.isOperator(caller.pubkey()) || operator.isEmpty()) {
+                    yield new Answer.Problem(403, "forbidden", "pubkey " + caller.pubkey().hex()
+                            + " is not an operator of this sidecar (RELAY_OPERATOR_PUBKEYS)");
+                }
+                OperatorRequest request = new OperatorRequest(caller.pubkey(), Map.copyOf(ctx.pathParamMap()),
+                        queryParameters(ctx), body);
+                yield withinDeadline(() -> entry.operatorHandler().apply(request));
+            }
             case AuthenticationResult.Authenticated caller -> {
                 OwnerRequest request = new OwnerRequest(caller.pubkey(), Map.copyOf(ctx.pathParamMap()),
                         queryParameters(ctx), headers(ctx), body);
@@ -401,11 +441,18 @@ public final class HttpApi {
     }
 
     private static Entry ownerRoute(String method, String path, Function<OwnerRequest, Answer> handler) {
-        return new Entry(new Route(method, path), Access.OWNER, handler, null);
+        return new Entry(new Route(method, path), Access.OWNER, handler, null, null);
     }
 
     private static Entry publicRoute(String method, String path, Function<Context, Answer> handler) {
-        return new Entry(new Route(method, path), Access.PUBLIC, null, handler);
+        return new Entry(new Route(method, path), Access.PUBLIC, null, handler, null);
+    }
+
+    private Entry operatorRoute(String method, String path,
+                                java.util.function.BiFunction<OperatorRoutes, OperatorRequest, Answer> handler) {
+        // Only reached after the operator check, which needs operator use cases to pass.
+        return new Entry(new Route(method, path), Access.OPERATOR, null, null,
+                request -> handler.apply(operator.orElseThrow(), request));
     }
 
     private static String readOpenApi() {

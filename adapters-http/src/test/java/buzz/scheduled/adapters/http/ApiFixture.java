@@ -3,13 +3,16 @@ package buzz.scheduled.adapters.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.FakeEventSignatures;
+import buzz.scheduled.application.fakes.InMemoryChannelAdministration;
 import buzz.scheduled.application.fakes.InMemoryScheduleStore;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
+import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.OwnerMessagesService;
+import buzz.scheduled.application.service.ReservationsService;
 import buzz.scheduled.application.service.SchedulingSettings;
 import buzz.scheduled.domain.nostr.Hex;
 import buzz.scheduled.domain.nostr.NostrEvent;
@@ -52,6 +55,8 @@ final class ApiFixture implements AutoCloseable {
     static final URI BASE = URI.create("https://sched.example.test");
     static final PublicKey ALICE = new PublicKey("a1".repeat(32));
     static final PublicKey BOB = new PublicKey("b2".repeat(32));
+    /** The one pubkey in the operator set (RELAY_OPERATOR_PUBKEYS). */
+    static final PublicKey OPERATOR = new PublicKey("0e".repeat(32));
     static final String CHANNEL = "general";
     /** Small limits so tests reach them quickly. */
     static final int MAX_CONTENT_BYTES = 2048;
@@ -66,6 +71,7 @@ final class ApiFixture implements AutoCloseable {
     final FaultyScheduleStore faults = new FaultyScheduleStore(store);
     final FakeEventSignatures signatures = new FakeEventSignatures();
     final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
+    final InMemoryChannelAdministration administration = new InMemoryChannelAdministration(store);
     final HttpSettings settings;
     final HttpApi api;
     final int port;
@@ -83,8 +89,9 @@ final class ApiFixture implements AutoCloseable {
         OwnerMessagesService service = new OwnerMessagesService(faults, signatures, access,
                 new SequentialScheduleIds(), clock, scheduling);
         settings = tune.apply(HttpSettings.of(true, BASE, Duration.ofDays(120), MAX_CONTENT_BYTES, MAX_PENDING));
-        api = new HttpApi(OwnerUseCases.of(service), new AuthenticateRequestService(signatures, clock), readiness,
-                settings);
+        api = new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
+                OperatorUseCases.of(new ReservationsService(administration), new DeletionService(administration))),
+                new AuthenticateRequestService(signatures, clock), readiness, settings);
         port = api.start("127.0.0.1", 0);
     }
 

@@ -72,7 +72,8 @@ class OpenApiDocumentTest {
     @Test
     void everyDocumentedRoute_isServed() throws IOException {
         for (HttpApi.Route route : documented(classpathCopy())) {
-            String path = route.path().replace("{id}", "00000000-0000-4000-8000-000000000001");
+            String path = route.path().replace("{id}", "00000000-0000-4000-8000-000000000001")
+                    .replace("{channel}", "general").replace("{pubkey}", "a1".repeat(32));
 
             ApiFixture.Reply reply = api.call(route.method(), path).send();
 

@@ -72,7 +72,7 @@ public final class PostgresScheduleStore implements ScheduleStore {
     private static final Field<Instant> NOW = DSL.field("now()", SQLDataType.INSTANT);
     // Advisory-lock namespaces (first key of pg_advisory_xact_lock(int, int)) serialising creates.
     private static final int OWNER_LOCK = 0x6275_0001;
-    private static final int CHANNEL_LOCK = 0x6275_0002;
+    static final int CHANNEL_LOCK = 0x6275_0002;
     private static final Comparator<ScheduledMessage> BY_DUE = Comparator.comparing(ScheduledMessage::dueAt)
             .thenComparing(m -> m.id().value().toString());
 

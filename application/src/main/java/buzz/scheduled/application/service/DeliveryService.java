@@ -6,12 +6,15 @@ import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BiFunction;
 
 /**
@@ -46,6 +49,12 @@ public final class DeliveryService implements DeliveryUseCase {
         if (!current.token().equals(Optional.of(work.token())) || !current.revision().equals(work.revision())
                 || !(current.state() instanceof ScheduleState.Claimed)) {
             return new GateResult.Dropped("claim " + work.token() + " on " + work.id() + " was superseded");
+        }
+        if (store.channelDeleted(current.channel())) {
+            // A message that was in flight when its channel was deleted may come back here for a retry.
+            return finish(current, work, (message, now) -> message.fail(work.token(), FailureReason.CHANNEL_DELETED, now))
+                    .<GateResult>map(GateResult.Ended::new)
+                    .orElseGet(() -> new GateResult.Dropped("lost the claim while recording channel_deleted"));
         }
         AccessDecision decision = access.check(current.owner(), current.channel(), work.event().kind());
         if (decision instanceof AccessDecision.Denied denied) {
@@ -96,6 +105,19 @@ public final class DeliveryService implements DeliveryUseCase {
     @Override
     public boolean release(ClaimedWork work) {
         return finish(work, (message, now) -> message.release(work.token(), now)).isPresent();
+    }
+
+    @Override
+    public Set<ScheduleId> renewLeases(Collection<ClaimedWork> claims) {
+        if (claims.isEmpty()) {
+            return Set.of();
+        }
+        return store.renewLeases(claims.stream().map(ClaimedWork::claim).toList(), settings.lease());
+    }
+
+    @Override
+    public Instant now() {
+        return store.now();
     }
 
     @Override

@@ -225,6 +225,18 @@ public final class InMemoryScheduleStore implements ScheduleStore {
         return rows.size();
     }
 
+    /** A snapshot of every row in insertion order (read by {@link InMemoryChannelAdministration}). */
+    public synchronized List<ScheduledMessage> rows() {
+        return List.copyOf(rows.values());
+    }
+
+    /** Deletes a row with its revision history and idempotency keys (the in-memory purges). */
+    public synchronized boolean delete(ScheduleId id) {
+        keys.values().removeIf(id::equals);
+        history.remove(id);
+        return rows.remove(id) != null;
+    }
+
     private static ScheduledMessage moved(DeliveryOutcome outcome) {
         if (outcome instanceof DeliveryOutcome.Moved moved) {
             return moved.message();

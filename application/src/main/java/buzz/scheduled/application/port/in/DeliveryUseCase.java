@@ -8,7 +8,10 @@ import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * The steps a dispatcher takes to turn "due" into "published" (SPEC §3.6–3.8, DELIVERY.md): claim a batch,
@@ -21,8 +24,9 @@ public interface DeliveryUseCase {
     List<ClaimedWork> claimDue(int limit);
 
     /**
-     * The fenced pre-send step: re-reads the message, re-checks token, revision, lease, lateness and access,
-     * and moves it {@code claimed → sending}. Only on {@link GateResult.Send} may the event be published.
+     * The fenced pre-send step: re-reads the message, re-checks token, revision, the channel's tombstone, access,
+     * lateness and lease, and moves it {@code claimed → sending}. Only on {@link GateResult.Send} may the event
+     * be published.
      */
     GateResult startSending(ClaimedWork work);
 
@@ -38,11 +42,23 @@ public interface DeliveryUseCase {
     /** Gives back a claim that was never started (graceful shutdown). */
     boolean release(ClaimedWork work);
 
+    /**
+     * Extends the leases of claims still in flight ({@code claimed} or {@code sending} with the same token) to
+     * the store's now + the configured lease (DELIVERY.md step 2). Fenced by (id, token): a claim that was
+     * reaped, superseded or finished is not renewed.
+     *
+     * @return the ids whose lease was renewed; an id missing from it means that claim is no longer held
+     */
+    Set<ScheduleId> renewLeases(Collection<ClaimedWork> claims);
+
     /** Returns messages whose leases expired to {@code scheduled}; idempotent, safe on several nodes. */
     int reapExpiredLeases();
 
-    /** When the next message becomes claimable, if any (for the dispatcher's sleep). */
-    java.util.Optional<Instant> nextDueAt();
+    /** When the next message becomes claimable, if any (for the dispatcher's sleep), on the store's clock. */
+    Optional<Instant> nextDueAt();
+
+    /** The store's clock: what {@link #nextDueAt()} is to be compared with. */
+    Instant now();
 
     /**
      * A claim held by this dispatcher.

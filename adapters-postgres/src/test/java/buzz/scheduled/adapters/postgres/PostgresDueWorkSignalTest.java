@@ -1,0 +1,225 @@
+package buzz.scheduled.adapters.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal.ListenSettings;
+import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.application.port.out.DueWorkSignal.Wake;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The LISTEN side of the wake-up signal against a real PostgreSQL with this build's migrations (whose V2
+ * triggers NOTIFY {@code buzz_scheduled_due}): notifications carry the nearest due time, arrive only at
+ * commit, survive a killed connection (reconnect with backoff, then one "recompute" notification), and close
+ * promptly.
+ */
+class PostgresDueWorkSignalTest {
+
+    @RegisterExtension
+    static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
+
+    private static final ListenSettings FAST = new ListenSettings(Duration.ofMillis(20), Duration.ofMillis(200),
+            Duration.ofSeconds(30));
+
+    private final List<PostgresDueWorkSignal> signals = new ArrayList<>();
+
+    @BeforeEach
+    void empty() {
+        db.truncateAllTables();
+    }
+
+    @AfterEach
+    void close() {
+        signals.forEach(PostgresDueWorkSignal::close);
+    }
+
+    private PostgresDueWorkSignal listening(PostgresDueWorkSignal.Connector connector) {
+        PostgresDueWorkSignal signal = new PostgresDueWorkSignal(connector, FAST);
+        signals.add(signal);
+        signal.start();
+        await("LISTEN", signal::listening);
+        // The first connect reports a notification without a time; take it so tests see only their own.
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.empty()));
+        return signal;
+    }
+
+    private static PostgresDueWorkSignal.Connector scratch() {
+        return PostgresDueWorkSignal.connectorFor(DatabaseUrl.parse(db.jdbcUrl()));
+    }
+
+    @Test
+    void rowEntersScheduled_notifiedWithItsDueTime() throws SQLException {
+        PostgresDueWorkSignal signal = listening(scratch());
+        Instant due = Instant.parse("2030-01-01T00:00:01.250Z");
+
+        insertScheduled(due);
+
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.of(due)));
+    }
+
+    @Test
+    void severalRowsInOneStatement_oneNotificationWithTheNearest() throws SQLException {
+        PostgresDueWorkSignal signal = listening(scratch());
+        Instant nearest = Instant.parse("2030-01-01T00:00:00Z");
+
+        try (Connection connection = db.dataSource().getConnection();
+             Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO scheduled_message (id, owner, channel, revision, state, event_id, event_json,"
+                    + " due_at) SELECT gen_random_uuid(), repeat('a', 64), 'general', 1, 'scheduled',"
+                    + " md5(g::text) || md5(g::text), '{}', timestamptz '2030-01-01 00:00:00Z' + g * interval '1 minute'"
+                    + " FROM generate_series(0, 9) g");
+        }
+
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.of(nearest)));
+        assertThat(signal.awaitWork(Duration.ofMillis(200))).isEqualTo(new Wake.TimedOut());
+    }
+
+    @Test
+    void uncommittedInsert_notNotifiedUntilCommit() throws SQLException {
+        PostgresDueWorkSignal signal = listening(scratch());
+        Instant due = Instant.parse("2030-01-01T00:00:00Z");
+
+        try (Connection connection = db.dataSource().getConnection()) {
+            connection.setAutoCommit(false);
+            insertScheduled(connection, due);
+            assertThat(signal.awaitWork(Duration.ofMillis(300))).isEqualTo(new Wake.TimedOut());
+            connection.commit();
+        }
+
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.of(due)));
+    }
+
+    @Test
+    void rowLeavesScheduled_notNotified() throws SQLException {
+        UUID id = insertScheduled(Instant.parse("2030-01-01T00:00:00Z"));
+        PostgresDueWorkSignal signal = listening(scratch());
+
+        execute("UPDATE scheduled_message SET state = 'claimed', fencing_token = nextval('fencing_token_seq'),"
+                + " lease_until = now() + interval '30 seconds' WHERE id = '" + id + "'");
+
+        assertThat(signal.awaitWork(Duration.ofMillis(300))).isEqualTo(new Wake.TimedOut());
+    }
+
+    @Test
+    void unreadablePayload_notifiedWithoutATime() throws SQLException {
+        PostgresDueWorkSignal signal = listening(scratch());
+
+        execute("NOTIFY " + PostgresDueWorkSignal.CHANNEL + ", 'not a number'");
+
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.empty()));
+    }
+
+    @Test
+    void listeningConnectionKilled_reconnects_reportsARecompute_andHearsNotificationsAgain() throws SQLException {
+        PostgresDueWorkSignal signal = listening(scratch());
+
+        execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '"
+                + PostgresDueWorkSignal.APPLICATION_NAME + "' AND datname = current_database()");
+        await("the reconnect", () -> signal.connects() == 2 && signal.listening());
+
+        assertThat(signal.failures()).isEqualTo(1);
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.empty()));
+        Instant due = Instant.parse("2030-06-01T12:00:00Z");
+        insertScheduled(due);
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.of(due)));
+    }
+
+    @Test
+    void databaseUnreachable_retriesWithBackoff_whileWaitsFallBackToTheirTimeout() {
+        AtomicInteger attempts = new AtomicInteger();
+        PostgresDueWorkSignal.Connector real = scratch();
+        PostgresDueWorkSignal signal = new PostgresDueWorkSignal(() -> {
+            if (attempts.incrementAndGet() <= 3) {
+                throw new SQLException("connection refused (test)");
+            }
+            return real.open();
+        }, FAST);
+        signals.add(signal);
+        signal.start();
+
+        assertThat(signal.awaitWork(Duration.ofMillis(10))).isEqualTo(new Wake.TimedOut());
+        await("the fourth attempt to connect", signal::listening);
+
+        assertThat(signal.failures()).isEqualTo(3);
+        assertThat(attempts).hasValue(4);
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.empty()));
+    }
+
+    @Test
+    void close_whileListening_endsPromptly_andWakeUpStillWorks() {
+        PostgresDueWorkSignal signal = listening(scratch());
+
+        long before = System.nanoTime();
+        signal.close();
+        Duration took = Duration.ofNanos(System.nanoTime() - before);
+
+        assertThat(took).isLessThan(Duration.ofSeconds(2));
+        assertThat(signal.listening()).isFalse();
+        signal.wakeUp();
+        assertThat(signal.awaitWork(Duration.ofSeconds(1))).isEqualTo(new Wake.Notified(Optional.empty()));
+    }
+
+    @Test
+    void payload_epochMillis_parsed_elseRecompute() {
+        assertThat(PostgresDueWorkSignal.parse("1893456000250")).contains(Instant.parse("2030-01-01T00:00:00.250Z"));
+        assertThat(PostgresDueWorkSignal.parse("")).isEmpty();
+        assertThat(PostgresDueWorkSignal.parse("12abc")).isEmpty();
+        assertThat(PostgresDueWorkSignal.parse("99999999999999999999")).isEmpty();
+    }
+
+    private static UUID insertScheduled(Instant due) throws SQLException {
+        try (Connection connection = db.dataSource().getConnection()) {
+            return insertScheduled(connection, due);
+        }
+    }
+
+    private static UUID insertScheduled(Connection connection, Instant due) throws SQLException {
+        UUID id = UUID.randomUUID();
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO scheduled_message (id, owner, channel,"
+                + " revision, state, event_id, event_json, due_at) VALUES (?, ?, 'general', 1, 'scheduled', ?, '{}', ?)")) {
+            insert.setObject(1, id);
+            insert.setString(2, "a".repeat(64));
+            insert.setString(3, id.toString().replace("-", "").repeat(2));
+            insert.setObject(4, java.time.OffsetDateTime.ofInstant(due, java.time.ZoneOffset.UTC));
+            insert.executeUpdate();
+        }
+        return id;
+    }
+
+    private static void execute(String sql) throws SQLException {
+        try (Connection connection = db.dataSource().getConnection();
+             Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    private static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+}

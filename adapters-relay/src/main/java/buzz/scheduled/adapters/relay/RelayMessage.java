@@ -1,0 +1,110 @@
+package buzz.scheduled.adapters.relay;
+
+import buzz.scheduled.application.port.out.PublishResult;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * A message from relay to client (NIP-01, NIP-42), as far as a publishing client cares: {@code OK},
+ * {@code AUTH} and {@code NOTICE}; everything else is {@link Other}.
+ */
+sealed interface RelayMessage {
+
+    ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * {@code ["OK", <event id>, <true|false>, <message>]}.
+     *
+     * @param eventId  the id the relay answers for, as sent (not validated: we only match it)
+     * @param accepted the relay's boolean
+     * @param message  the relay's message, {@code ""} when absent
+     */
+    record Ok(String eventId, boolean accepted, String message) implements RelayMessage {
+
+        /**
+         * The machine-readable prefix of {@link #message()} (NIP-01: a single word before the first colon),
+         * or {@code ""} when the message has none.
+         */
+        String prefix() {
+            int colon = message.indexOf(':');
+            if (colon <= 0) {
+                return "";
+            }
+            String word = message.substring(0, colon);
+            return word.chars().allMatch(c -> (c >= 'a' && c <= 'z') || c == '-') ? word : "";
+        }
+
+        /** The message without its prefix, trimmed. */
+        String text() {
+            String prefix = prefix();
+            return prefix.isEmpty() ? message.trim() : message.substring(prefix.length() + 1).trim();
+        }
+
+        /** Whether the relay wants NIP-42 AUTH before it takes this event. */
+        boolean authRequired() {
+            return !accepted && prefix().equals("auth-required");
+        }
+
+        /** SPEC §3.7: true or duplicate → published; invalid/pow/blocked/restricted → rejected; else transient. */
+        PublishResult toPublishResult() {
+            if (accepted) {
+                return new PublishResult.Published(prefix().equals("duplicate"), message);
+            }
+            String prefix = prefix();
+            if (PublishResult.Rejected.PREFIXES.contains(prefix)) {
+                return new PublishResult.Rejected(prefix, text());
+            }
+            return new PublishResult.Transient(message.isBlank() ? "unknown: OK false without a message" : message);
+        }
+    }
+
+    /** {@code ["AUTH", <challenge>]} (NIP-42). */
+    record Auth(String challenge) implements RelayMessage {
+    }
+
+    /** {@code ["NOTICE", <message>]}. */
+    record Notice(String message) implements RelayMessage {
+    }
+
+    /** Any other well-formed array ({@code EVENT}, {@code EOSE}, {@code CLOSED}, unknown types). */
+    record Other(String type) implements RelayMessage {
+    }
+
+    /**
+     * Reads one relay message.
+     *
+     * @throws IllegalArgumentException when {@code text} is not a JSON array starting with a string, or a known
+     *                                  message type has the wrong shape (the message says which)
+     */
+    static RelayMessage parse(String text) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("relay message is not JSON: " + e.getOriginalMessage());
+        }
+        if (root == null || !root.isArray() || root.isEmpty() || !root.get(0).isTextual()) {
+            throw new IllegalArgumentException("relay message is not an array starting with its type");
+        }
+        String type = root.get(0).textValue();
+        return switch (type) {
+            case "OK" -> {
+                if (root.size() < 3 || !root.get(1).isTextual() || !root.get(2).isBoolean()
+                        || (root.size() > 3 && !root.get(3).isTextual())) {
+                    throw new IllegalArgumentException("OK must be [\"OK\", <id>, <bool>, <message>]");
+                }
+                yield new Ok(root.get(1).textValue(), root.get(2).booleanValue(),
+                        root.size() > 3 ? root.get(3).textValue() : "");
+            }
+            case "AUTH" -> {
+                if (root.size() < 2 || !root.get(1).isTextual()) {
+                    throw new IllegalArgumentException("AUTH must be [\"AUTH\", <challenge string>]");
+                }
+                yield new Auth(root.get(1).textValue());
+            }
+            case "NOTICE" -> new Notice(root.size() > 1 && root.get(1).isTextual() ? root.get(1).textValue() : "");
+            default -> new Other(type);
+        };
+    }
+}

@@ -1,0 +1,109 @@
+package buzz.scheduled.adapters.relay;
+
+import buzz.scheduled.application.port.out.PublishResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RelayMessageTest {
+    private static final String ID = "86dfc35469de4f65c629ba0e990a7d56ddd4ba116531f9ae55d945284359d8b3";
+
+    @Test
+    void parse_okTrueWithoutMessage_isPublishedNotDuplicate() {
+        RelayMessage message = RelayMessage.parse("[\"OK\",\"" + ID + "\",true,\"\"]");
+
+        assertThat(message).isEqualTo(new RelayMessage.Ok(ID, true, ""));
+        assertThat(((RelayMessage.Ok) message).toPublishResult()).isEqualTo(new PublishResult.Published(false, ""));
+    }
+
+    @Test
+    void parse_okWithThreeElements_hasEmptyMessage() {
+        assertThat(RelayMessage.parse("[\"OK\",\"" + ID + "\",true]")).isEqualTo(new RelayMessage.Ok(ID, true, ""));
+    }
+
+    @Test
+    void classify_okTrueDuplicate_isPublishedDuplicate() {
+        RelayMessage.Ok ok = new RelayMessage.Ok(ID, true, "duplicate: the event already exists");
+
+        assertThat(ok.toPublishResult())
+                .isEqualTo(new PublishResult.Published(true, "duplicate: the event already exists"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "invalid: id is wrong|invalid|id is wrong",
+            "pow: difficulty 20 is less than 25|pow|difficulty 20 is less than 25",
+            "blocked: you are banned|blocked|you are banned",
+            "restricted: not a member of this channel|restricted|not a member of this channel",
+            "invalid:|invalid|''",
+    })
+    void classify_permanentPrefix_isRejectedWithPrefixAndText(String message, String prefix, String text) {
+        assertThat(new RelayMessage.Ok(ID, false, message).toPublishResult())
+                .isEqualTo(new PublishResult.Rejected(prefix, text));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "rate-limited: slow down",
+            "error: could not connect to the database",
+            "mute: no one was listening",
+            "something went wrong",
+            "Invalid: uppercase is not a NIP-01 prefix",
+            "auth-required: we only accept events from registered users",
+    })
+    void classify_otherRefusal_isTransientWithTheRelaysMessage(String message) {
+        assertThat(new RelayMessage.Ok(ID, false, message).toPublishResult())
+                .isEqualTo(new PublishResult.Transient(message));
+    }
+
+    @Test
+    void classify_refusalWithoutMessage_isTransientUnknown() {
+        assertThat(new RelayMessage.Ok(ID, false, "").toPublishResult())
+                .isEqualTo(new PublishResult.Transient("unknown: OK false without a message"));
+    }
+
+    @Test
+    void authRequired_onlyForRefusalWithThatPrefix() {
+        assertThat(new RelayMessage.Ok(ID, false, "auth-required: please AUTH").authRequired()).isTrue();
+        assertThat(new RelayMessage.Ok(ID, true, "auth-required: odd but accepted").authRequired()).isFalse();
+        assertThat(new RelayMessage.Ok(ID, false, "restricted: auth-required: no").authRequired()).isFalse();
+    }
+
+    @Test
+    void parse_authNoticeAndOthers_areTyped() {
+        assertThat(RelayMessage.parse("[\"AUTH\",\"challenge-1\"]")).isEqualTo(new RelayMessage.Auth("challenge-1"));
+        assertThat(RelayMessage.parse("[\"NOTICE\",\"hello\"]")).isEqualTo(new RelayMessage.Notice("hello"));
+        assertThat(RelayMessage.parse("[\"EOSE\",\"sub\"]")).isEqualTo(new RelayMessage.Other("EOSE"));
+    }
+
+    @Test
+    void parse_notJson_failsSayingSo() {
+        assertThatThrownBy(() -> RelayMessage.parse("OK then"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("relay message is not JSON");
+    }
+
+    @Test
+    void parse_notAnArray_failsSayingSo() {
+        assertThatThrownBy(() -> RelayMessage.parse("{\"OK\":true}"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("relay message is not an array starting with its type");
+    }
+
+    @Test
+    void parse_okWithStringBoolean_failsNamingTheShape() {
+        assertThatThrownBy(() -> RelayMessage.parse("[\"OK\",\"" + ID + "\",\"true\",\"\"]"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("OK must be [\"OK\", <id>, <bool>, <message>]");
+    }
+
+    @Test
+    void parse_authWithoutChallenge_failsNamingTheShape() {
+        assertThatThrownBy(() -> RelayMessage.parse("[\"AUTH\"]"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("AUTH must be [\"AUTH\", <challenge string>]");
+    }
+}

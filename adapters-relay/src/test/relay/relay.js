@@ -1,0 +1,233 @@
+#!/usr/bin/env node
+// A small but real Nostr relay for the adapters-relay tests, built on @nostr-relay/* 0.0.40 and ws.
+//
+//   node relay.js [--port N] [--host H] [--auth] [--data FILE] [--plugin FILE]...
+//
+// Environment equivalents: TEST_RELAY_PORT, TEST_RELAY_HOST, TEST_RELAY_AUTH=on, TEST_RELAY_DATA,
+// TEST_RELAY_PLUGINS (comma-separated files). Port 0 (the default) lets the OS pick a free port.
+//
+// When it listens it prints exactly one line to stdout, which tests wait for:
+//   READY port=<port> url=ws://<host>:<port> auth=<on|off>
+//
+// --auth  NIP-42: every connection gets ["AUTH", <challenge>] and EVENT answers
+//         ["OK", id, false, "auth-required: ..."] until the connection has authenticated.
+// --data  events are appended to FILE (one JSON line each) and read back at start, so a relay that is
+//         stopped and started again on the same port still answers "duplicate:" for what it stored.
+// --plugin FILE  a CommonJS module exporting a @nostr-relay plugin (handleMessage / beforeHandleEvent /
+//         broadcast) or a function (options, relay) => plugin; registered after the built-in ones. This is where
+//         access-policy tests put their rules (e.g. answer "restricted: ..." for some pubkeys). A plugin's
+//         `info` object is merged into the NIP-11 document.
+//
+// NIP-11: an HTTP GET with "Accept: application/nostr+json" on the same port answers the relay information
+// document (name, supported_nips, and whatever plugins add, e.g. the relay's "pubkey").
+//
+// The relay exits when stdin closes, so it never outlives the JVM that started it.
+'use strict';
+
+const fs = require('fs');
+const http = require('http');
+const path = require('path');
+const { WebSocketServer } = require('ws');
+const { NostrRelay } = require('@nostr-relay/core');
+const { Validator } = require('@nostr-relay/validator');
+const {
+  EventRepository,
+  EventType,
+  EventUtils,
+  LogLevel,
+  MessageType,
+  createOutgoingNoticeMessage,
+  createOutgoingOkMessage,
+} = require('@nostr-relay/common');
+
+function parseOptions(argv, env) {
+  const options = {
+    port: Number(env.TEST_RELAY_PORT ?? 0),
+    host: env.TEST_RELAY_HOST ?? '127.0.0.1',
+    auth: ['on', 'true', '1'].includes(String(env.TEST_RELAY_AUTH ?? '').toLowerCase()),
+    data: env.TEST_RELAY_DATA || null,
+    plugins: (env.TEST_RELAY_PLUGINS ?? '').split(',').filter(p => p.length > 0),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${arg} needs a value`);
+      return argv[++i];
+    };
+    if (arg === '--port') options.port = Number(value());
+    else if (arg === '--host') options.host = value();
+    else if (arg === '--auth') options.auth = true;
+    else if (arg === '--data') options.data = value();
+    else if (arg === '--plugin') options.plugins.push(value());
+    else throw new Error(`unknown argument ${arg}`);
+  }
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
+    throw new Error(`port must be an integer 0..65535, got ${options.port}`);
+  }
+  return options;
+}
+
+/** Events in memory (optionally mirrored to a JSON-lines file), with NIP-01 filters. */
+class MemoryEventRepository extends EventRepository {
+  constructor(file) {
+    super();
+    this.events = new Map();
+    this.file = file;
+    if (file && fs.existsSync(file)) {
+      for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+        if (line.length > 0) this.store(JSON.parse(line));
+      }
+    }
+  }
+
+  isSearchSupported() {
+    return false;
+  }
+
+  upsert(event) {
+    if (this.events.has(event.id)) return { isDuplicate: true };
+    this.store(event);
+    if (this.file) fs.appendFileSync(this.file, JSON.stringify(event) + '\n');
+    return { isDuplicate: false };
+  }
+
+  store(event) {
+    const type = EventUtils.getType(event.kind);
+    if (type === EventType.REPLACEABLE || type === EventType.PARAMETERIZED_REPLACEABLE) {
+      const d = EventUtils.extractDTagValue(event);
+      for (const [id, old] of this.events) {
+        if (old.pubkey === event.pubkey && old.kind === event.kind && EventUtils.extractDTagValue(old) === d) {
+          this.events.delete(id);
+        }
+      }
+    }
+    this.events.set(event.id, event);
+  }
+
+  find(filter) {
+    const matching = [...this.events.values()]
+      .filter(event => matches(event, filter))
+      .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? -1 : 1));
+    return filter.limit === undefined ? matching : matching.slice(0, filter.limit);
+  }
+
+  async destroy() {}
+}
+
+function matches(event, filter) {
+  if (filter.ids && !filter.ids.includes(event.id)) return false;
+  if (filter.authors && !filter.authors.includes(event.pubkey)) return false;
+  if (filter.kinds && !filter.kinds.includes(event.kind)) return false;
+  if (filter.since !== undefined && event.created_at < filter.since) return false;
+  if (filter.until !== undefined && event.created_at > filter.until) return false;
+  for (const [key, values] of Object.entries(filter)) {
+    if (!key.startsWith('#') || !Array.isArray(values)) continue;
+    const name = key.slice(1);
+    if (!event.tags.some(tag => tag[0] === name && values.includes(tag[1]))) return false;
+  }
+  return true;
+}
+
+/** NIP-42: refuse EVENT from a connection that has not authenticated (the core only issues challenges). */
+function requireAuthPlugin() {
+  return {
+    async handleMessage(ctx, message, next) {
+      if (message[0] === MessageType.EVENT && !ctx.pubkey) {
+        const reason = 'auth-required: this relay accepts events from authenticated connections only';
+        ctx.sendMessage(createOutgoingOkMessage(message[1].id, false, reason));
+        return { messageType: MessageType.EVENT, success: false, message: reason };
+      }
+      return next();
+    },
+  };
+}
+
+function loadPlugin(file, options, relay) {
+  const exported = require(path.resolve(file));
+  return typeof exported === 'function' ? exported(options, relay) : exported;
+}
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2), process.env);
+  const relay = new NostrRelay(new MemoryEventRepository(options.data), {
+    // NIP-42 is on exactly when a hostname is set; AUTH events must name ws://<this host>:...
+    hostname: options.auth ? options.host : undefined,
+    logLevel: LogLevel.ERROR,
+    // Without these the core answers a repeated EVENT from a cache ("true" without "duplicate:")
+    // and serves REQ results up to 1 s stale.
+    eventHandlingResultCacheTtl: 0,
+    filterResultCacheTtl: 0,
+  });
+  if (options.auth) relay.register(requireAuthPlugin());
+  const plugins = options.plugins.map(file => loadPlugin(file, options, relay));
+  for (const plugin of plugins) relay.register(plugin);
+  const info = Object.assign({ name: 'buzz-scheduled test relay', supported_nips: [1, 11, 42] },
+    ...plugins.map(plugin => plugin.info ?? {}));
+
+  const validator = new Validator({ maxContentLength: 256 * 1024 });
+  const httpServer = http.createServer((request, response) => {
+    if ((request.headers.accept ?? '').includes('application/nostr+json')) {
+      response.writeHead(200, { 'Content-Type': 'application/nostr+json', 'Access-Control-Allow-Origin': '*' });
+      response.end(JSON.stringify(info));
+    } else {
+      response.writeHead(426, { 'Content-Type': 'text/plain' });
+      response.end('a Nostr relay: connect with a WebSocket, or ask for application/nostr+json (NIP-11)\n');
+    }
+  });
+  const server = new WebSocketServer({ server: httpServer });
+
+  server.on('connection', (ws, request) => {
+    relay.handleConnection(ws, request.socket.remoteAddress);
+    ws.on('message', async data => {
+      let raw;
+      try {
+        raw = JSON.parse(data.toString());
+      } catch {
+        ws.send(JSON.stringify(createOutgoingNoticeMessage('invalid: message is not JSON')));
+        return;
+      }
+      let message;
+      try {
+        message = await validator.validateIncomingMessage(raw);
+      } catch (error) {
+        // NIP-01: an EVENT gets an OK even when it is malformed, as long as it names an id.
+        const id = Array.isArray(raw) && raw[0] === 'EVENT' && typeof raw[1]?.id === 'string' ? raw[1].id : null;
+        const text = error.message.startsWith('invalid') ? error.message : `invalid: ${error.message}`;
+        ws.send(JSON.stringify(id ? createOutgoingOkMessage(id, false, text) : createOutgoingNoticeMessage(text)));
+        return;
+      }
+      try {
+        await relay.handleMessage(ws, message);
+      } catch (error) {
+        ws.send(JSON.stringify(createOutgoingNoticeMessage(`error: ${error.message}`)));
+      }
+    });
+    ws.on('close', () => relay.handleDisconnect(ws));
+    ws.on('error', () => relay.handleDisconnect(ws));
+  });
+
+  httpServer.on('listening', () => {
+    const port = httpServer.address().port;
+    process.stdout.write(`READY port=${port} url=ws://${options.host}:${port} auth=${options.auth ? 'on' : 'off'}\n`);
+  });
+  httpServer.on('error', error => {
+    process.stderr.write(`test relay failed: ${error.message}\n`);
+    process.exit(1);
+  });
+  httpServer.listen(options.port, options.host);
+
+  const stop = () => {
+    for (const client of server.clients) client.terminate();
+    server.close();
+    httpServer.close(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.stdin.on('end', stop);
+  process.stdin.resume();
+}
+
+main().catch(error => {
+  process.stderr.write(`test relay failed: ${error.message}\n`);
+  process.exit(2);
+});

@@ -1,0 +1,160 @@
+package buzz.scheduled.application.fakes;
+
+import buzz.scheduled.application.port.out.PublishResult;
+import buzz.scheduled.application.port.out.RelayPublisher;
+import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.domain.nostr.EventId;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The relay port in memory, for dispatcher tests: records every publish with the store-clock time it arrived
+ * (so tests can assert nothing arrives before its due time) and answers from a script, by default like a real
+ * relay ({@code OK true}, then {@code duplicate:} for an event it already has).
+ */
+public final class ScriptedRelayPublisher implements RelayPublisher {
+
+    /**
+     * One publish call.
+     *
+     * @param event      what was sent
+     * @param receivedAt the store's clock when it arrived
+     * @param timeout    the budget the caller gave
+     */
+    public record Receipt(NostrEvent event, Instant receivedAt, Duration timeout) {
+        /** The event's due time ({@code created_at}). */
+        public Instant dueAt() {
+            return Instant.ofEpochSecond(event.createdAt());
+        }
+    }
+
+    /** How the fake answers one publish. */
+    @FunctionalInterface
+    public interface Answer {
+        /** Answers {@code event}; may block (a slow relay). */
+        PublishResult answer(NostrEvent event, Duration timeout) throws InterruptedException;
+    }
+
+    private final WallClock clock;
+    private final Queue<Answer> script = new ConcurrentLinkedQueue<>();
+    private volatile Answer fallback;
+    private final List<Receipt> receipts = new CopyOnWriteArrayList<>();
+    private final Set<EventId> stored = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger active = new AtomicInteger();
+    private final AtomicInteger maxActive = new AtomicInteger();
+
+    /** @param clock the store's clock, read when a publish arrives */
+    public ScriptedRelayPublisher(WallClock clock) {
+        this.clock = clock;
+        this.fallback = relayLike();
+    }
+
+    @Override
+    public PublishResult publish(NostrEvent event, Duration timeout) {
+        if (timeout == null || !timeout.isPositive()) {
+            throw new IllegalArgumentException("publish timeout must be positive, got " + timeout);
+        }
+        receipts.add(new Receipt(event, clock.now(), timeout));
+        maxActive.accumulateAndGet(active.incrementAndGet(), Math::max);
+        try {
+            Answer next = script.poll();
+            return (next == null ? fallback : next).answer(event, timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new PublishResult.Transient("dropped: interrupted");
+        } finally {
+            active.decrementAndGet();
+        }
+    }
+
+    /** Queues answers for the next publishes, in order; after them the fallback answers. */
+    public ScriptedRelayPublisher then(Answer... answers) {
+        script.addAll(List.of(answers));
+        return this;
+    }
+
+    /** Answers every publish not scripted by {@link #then} with {@code answer}. */
+    public ScriptedRelayPublisher always(Answer answer) {
+        this.fallback = answer;
+        return this;
+    }
+
+    /** Every publish so far, in arrival order. */
+    public List<Receipt> receipts() {
+        return List.copyOf(receipts);
+    }
+
+    /** Publishes of {@code id} so far. */
+    public long sends(EventId id) {
+        return receipts.stream().filter(r -> r.event().id().equals(id)).count();
+    }
+
+    /** Publishes that arrived before their event's due time (must stay empty). */
+    public List<Receipt> early() {
+        return receipts.stream().filter(r -> r.receivedAt().isBefore(r.dueAt())).toList();
+    }
+
+    /** Most publishes that were in progress at once. */
+    public int maxConcurrent() {
+        return maxActive.get();
+    }
+
+    /** Publishes in progress now. */
+    public int active() {
+        return active.get();
+    }
+
+    /** Like a relay: {@code OK true}, or {@code duplicate:} for an event accepted before. */
+    public Answer relayLike() {
+        return (event, timeout) -> stored.add(event.id())
+                ? new PublishResult.Published(false, "")
+                : new PublishResult.Published(true, "duplicate: already have this event");
+    }
+
+    /** A permanent refusal. */
+    public static Answer rejected(String prefix, String message) {
+        return (event, timeout) -> new PublishResult.Rejected(prefix, message);
+    }
+
+    /** A transient failure (relay down, rate limited). */
+    public static Answer unavailable(String reason) {
+        return (event, timeout) -> new PublishResult.Transient(reason);
+    }
+
+    /**
+     * Waits for {@code release} (at most {@code timeout}, like a relay client that gives up), counting down
+     * {@code entered} on arrival; then answers like a relay, or {@code timeout:} when not released in time.
+     */
+    public Answer held(CountDownLatch entered, CountDownLatch release) {
+        Answer relay = relayLike();
+        return (event, timeout) -> {
+            entered.countDown();
+            if (release.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                return relay.answer(event, timeout);
+            }
+            return new PublishResult.Transient("timeout: no OK within " + timeout);
+        };
+    }
+
+    /** Like {@link #held} but ignores the timeout (a relay slower than any budget; the test ends the wait). */
+    public Answer stalled(CountDownLatch entered, CountDownLatch release) {
+        Answer relay = relayLike();
+        return (event, timeout) -> {
+            entered.countDown();
+            if (!release.await(1, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("test never released the stalled relay");
+            }
+            return relay.answer(event, timeout);
+        };
+    }
+}

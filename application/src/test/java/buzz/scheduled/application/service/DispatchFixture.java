@@ -1,0 +1,112 @@
+package buzz.scheduled.application.service;
+
+import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.fakes.SampleEvents;
+import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
+import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
+import buzz.scheduled.application.fakes.SequentialScheduleIds;
+import buzz.scheduled.application.fakes.SettableClock;
+import buzz.scheduled.application.port.in.DeliveryUseCase;
+import buzz.scheduled.application.port.out.DueWorkSignal;
+import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.schedule.Admission;
+import buzz.scheduled.domain.schedule.Backoff;
+import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.ScheduleState;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/** One in-memory world for dispatcher tests: a settable store clock, the store, access policy and a relay. */
+final class DispatchFixture implements AutoCloseable {
+    static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
+    static final String CHANNEL = "general";
+    static final ScheduleStore.CreateLimits ROOMY = new ScheduleStore.CreateLimits(100_000, 100_000,
+            Duration.ofMinutes(5));
+
+    final SettableClock clock = new SettableClock(T0);
+    final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
+    final ScriptedRelayPublisher relay = new ScriptedRelayPublisher(clock);
+    private final SequentialScheduleIds ids = new SequentialScheduleIds();
+    private final List<Dispatcher> running = new ArrayList<>();
+
+    /** Lease 30 s, publish timeout 10 s, margin 2 s, reap grace 5 s, lateness 900 s, backoff 2 s..60 s. */
+    static DeliverySettings deliverySettings() {
+        return deliverySettings(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(2));
+    }
+
+    static DeliverySettings deliverySettings(Duration lease, Duration publishTimeout, Duration margin) {
+        return new DeliverySettings(lease, publishTimeout, margin, Duration.ofSeconds(5), Duration.ofSeconds(900),
+                new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(60), () -> 0.5));
+    }
+
+    /** Four sends at once, claims of four, a 30 s backstop, a reaper every hour (tests call it). */
+    static DispatcherSettings dispatcherSettings(DeliverySettings delivery) {
+        return new DispatcherSettings(delivery, 4, 4, Duration.ofSeconds(30), Duration.ofHours(1),
+                Duration.ofMillis(50));
+    }
+
+    DeliveryService delivery(DeliverySettings settings) {
+        return new DeliveryService(store, access, settings);
+    }
+
+    /** Stores a message whose event is due at {@code dueAt} (whole seconds). */
+    ScheduledMessage schedule(Instant dueAt, String content) {
+        NostrEvent event = SampleEvents.message(CHANNEL, dueAt.getEpochSecond(), content);
+        ScheduledMessage message = ScheduledMessage.admit(ids.next(),
+                new Admission(event, new Channel(CHANNEL), dueAt), clock.now());
+        ScheduleStore.CreateResult created = store.create(message,
+                new ScheduleStore.IdempotencyKey(SampleEvents.OWNER, event.id().hex()), ROOMY);
+        if (!(created instanceof ScheduleStore.CreateResult.Created)) {
+            throw new IllegalStateException("fixture could not store " + content + ": " + created);
+        }
+        return message;
+    }
+
+    ScheduledMessage row(ScheduledMessage message) {
+        return store.find(message.id()).orElseThrow();
+    }
+
+    String state(ScheduledMessage message) {
+        return row(message).state().wireName();
+    }
+
+    Instant leaseUntil(ScheduledMessage message) {
+        return switch (row(message).state()) {
+            case ScheduleState.Claimed c -> c.leaseUntil();
+            case ScheduleState.Sending s -> s.leaseUntil();
+            default -> throw new AssertionError("no lease in state " + state(message));
+        };
+    }
+
+    Dispatcher start(DeliveryUseCase delivery, DueWorkSignal signal, DispatcherSettings settings) {
+        return start(delivery, signal, settings, System::nanoTime);
+    }
+
+    Dispatcher start(DeliveryUseCase delivery, DueWorkSignal signal, DispatcherSettings settings,
+                     LongSupplier monotonicNanos) {
+        Dispatcher dispatcher = new Dispatcher(delivery, relay, signal, settings, monotonicNanos);
+        dispatcher.start();
+        running.add(dispatcher);
+        return dispatcher;
+    }
+
+    /** Stops a dispatcher the test is done with (and forgets it, so {@link #close()} does not stop it again). */
+    Dispatcher.Shutdown stop(Dispatcher dispatcher, Duration bound) {
+        running.remove(dispatcher);
+        return dispatcher.stop(bound);
+    }
+
+    @Override
+    public void close() {
+        for (Dispatcher dispatcher : List.copyOf(running)) {
+            dispatcher.stop(Duration.ofSeconds(5));
+        }
+        running.clear();
+    }
+}

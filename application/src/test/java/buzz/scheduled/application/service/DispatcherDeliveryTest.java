@@ -1,0 +1,252 @@
+package buzz.scheduled.application.service;
+
+import static buzz.scheduled.application.service.DispatchFixture.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
+import buzz.scheduled.application.fakes.ScriptedRelayPublisher.Receipt;
+import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.domain.schedule.ScheduleState;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the dispatcher does with claimed work: publishes it once, records the relay's answer (SPEC §3.7),
+ * bounds concurrent sends, retries transient failures with backoff until the lateness limit (F16), recovers
+ * a lost finishing write through the reaper (F1, in memory), and shuts down gracefully (SPEC §3.8).
+ */
+class DispatcherDeliveryTest {
+    private final DispatchFixture fx = new DispatchFixture();
+    private final RecordingSignal signal = new RecordingSignal();
+    private final DeliverySettings deliverySettings = DispatchFixture.deliverySettings();
+    private final SteppedDelivery delivery = new SteppedDelivery(fx.delivery(deliverySettings));
+    private final DispatcherSettings settings = DispatchFixture.dispatcherSettings(deliverySettings);
+
+    @AfterEach
+    void stop() {
+        fx.close();
+    }
+
+    @Test
+    void dueMessage_relayAccepts_publishedOnceAtOrAfterItsDueTime() {
+        ScheduledMessage message = fx.schedule(T0, "hello");
+
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        Await.until("publication", () -> fx.state(message).equals("published"));
+
+        assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
+        assertThat(fx.relay.early()).isEmpty();
+        assertThat(fx.row(message).publishedAt()).contains(T0);
+        assertThat(dispatcher.counts().published()).isEqualTo(1);
+        assertThat(dispatcher.counts().sent()).isEqualTo(1);
+    }
+
+    @Test
+    void relayRejects_failsRelayRejected_andNeverRetries() {
+        fx.relay.always(ScriptedRelayPublisher.rejected("blocked", "not a member"));
+        ScheduledMessage message = fx.schedule(T0, "refused");
+
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        Await.until("the failure", () -> fx.state(message).equals("failed"));
+        fx.clock.advance(Duration.ofHours(1));
+        int claimsBefore = delivery.claimCalls.get();
+        signal.wakeUp();
+        Await.until("another pass of the claim loop", () -> delivery.claimCalls.get() > claimsBefore);
+
+        assertThat(fx.row(message).failureReason()).contains(FailureReason.RELAY_REJECTED);
+        assertThat(fx.row(message).event()).isEmpty();
+        assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
+        assertThat(dispatcher.counts().rejected()).isEqualTo(1);
+    }
+
+    @Test
+    void moreDueThanSendSlots_claimsOnlyWhatItCanSend_andNeverExceedsTheSlots() throws Exception {
+        List<ScheduledMessage> messages = IntStream.range(0, 10)
+                .mapToObj(i -> fx.schedule(T0, "m" + i)).toList();
+        CountDownLatch entered = new CountDownLatch(3);
+        CountDownLatch release = new CountDownLatch(1);
+        fx.relay.always(fx.relay.held(entered, release));
+        DispatcherSettings threeSlots = new DispatcherSettings(deliverySettings, 3, 3, Duration.ofSeconds(30),
+                Duration.ofHours(1), Duration.ofMillis(50));
+
+        Dispatcher dispatcher = fx.start(delivery, signal, threeSlots);
+        assertThat(entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        assertThat(dispatcher.inFlight()).isEqualTo(3);
+        assertThat(messages.stream().filter(m -> fx.state(m).equals("sending")).count()).isEqualTo(3);
+        assertThat(messages.stream().filter(m -> fx.state(m).equals("scheduled")).count()).isEqualTo(7);
+        release.countDown();
+        Await.until("all published", () -> messages.stream().allMatch(m -> fx.state(m).equals("published")));
+
+        assertThat(fx.relay.maxConcurrent()).isEqualTo(3);
+        assertThat(messages).allSatisfy(m -> assertThat(fx.relay.sends(m.eventId())).isEqualTo(1));
+        assertThat(fx.relay.early()).isEmpty();
+    }
+
+    @Test
+    void relayDownTenMinutesAroundDueTime_retriesWithBackoff_thenPublishesWithinLateness() {
+        ScheduledMessage message = fx.schedule(T0.plusSeconds(60), "through an outage");
+        fx.clock.set(T0.plusSeconds(60));
+        Instant relayBack = T0.plusSeconds(60 + 600);
+        fx.relay.always((event, timeout) -> fx.clock.now().isBefore(relayBack)
+                ? new buzz.scheduled.application.port.out.PublishResult.Transient("dropped: connection refused")
+                : fx.relay.relayLike().answer(event, timeout));
+
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        List<Instant> retryTimes = followRetriesUntilTerminal(message);
+
+        assertThat(fx.state(message)).isEqualTo("published");
+        List<Receipt> receipts = fx.relay.receipts();
+        assertThat(receipts).hasSize(retryTimes.size() + 1);
+        // Each attempt came no earlier than the retry time the previous one set.
+        for (int i = 0; i < retryTimes.size(); i++) {
+            assertThat(receipts.get(i + 1).receivedAt()).isAfterOrEqualTo(retryTimes.get(i));
+        }
+        // Equal-jitter backoff with jitter 0.5: 0.75 × min(60 s, 2 s × 2^(n-1)).
+        List<Duration> gaps = new ArrayList<>();
+        for (int i = 1; i < receipts.size(); i++) {
+            gaps.add(Duration.between(receipts.get(i - 1).receivedAt(), receipts.get(i).receivedAt()));
+        }
+        assertThat(gaps.subList(0, 6)).containsExactly(Duration.ofMillis(1_500), Duration.ofSeconds(3),
+                Duration.ofSeconds(6), Duration.ofSeconds(12), Duration.ofSeconds(24), Duration.ofSeconds(45));
+        assertThat(gaps.subList(6, gaps.size())).allSatisfy(gap -> assertThat(gap).isEqualTo(Duration.ofSeconds(45)));
+        Instant publishedAt = fx.row(message).publishedAt().orElseThrow();
+        assertThat(publishedAt).isAfterOrEqualTo(relayBack)
+                .isBeforeOrEqualTo(message.dueAt().plus(deliverySettings.maxLateness()));
+        assertThat(receipts).allSatisfy(r -> assertThat(r.event().id()).isEqualTo(message.eventId()));
+        assertThat(fx.relay.early()).isEmpty();
+        assertThat(dispatcher.counts().retried()).isEqualTo(retryTimes.size());
+    }
+
+    @Test
+    void relayDownPastTheLatenessLimit_failsExpired_andNothingIsSentAfterTheLimit() {
+        ScheduledMessage message = fx.schedule(T0, "too late");
+        fx.relay.always(ScriptedRelayPublisher.unavailable("error: relay restarting"));
+
+        fx.start(delivery, signal, settings);
+        followRetriesUntilTerminal(message);
+
+        assertThat(fx.row(message).failureReason()).contains(FailureReason.EXPIRED);
+        assertThat(fx.relay.receipts()).isNotEmpty().allSatisfy(r -> assertThat(r.receivedAt())
+                .isBetween(message.dueAt(), message.dueAt().plus(deliverySettings.maxLateness())));
+    }
+
+    /**
+     * Plays the store's clock forward: each time the message is back in {@code scheduled} with a retry time,
+     * jumps to it and notifies; returns the retry times seen, until the message is terminal.
+     */
+    private List<Instant> followRetriesUntilTerminal(ScheduledMessage message) {
+        List<Instant> retryTimes = new ArrayList<>();
+        int attempts = 0;
+        while (true) {
+            int seen = attempts;
+            Await.until("attempt " + (seen + 1) + " to finish", () -> {
+                ScheduledMessage row = fx.row(message);
+                return row.state().terminal() || (row.attempts() > seen && row.state() instanceof ScheduleState.Scheduled);
+            });
+            ScheduledMessage row = fx.row(message);
+            if (row.state().terminal()) {
+                return retryTimes;
+            }
+            attempts = row.attempts();
+            Instant retryAt = ((ScheduleState.Scheduled) row.state()).retryAt().orElseThrow();
+            retryTimes.add(retryAt);
+            assertThat(retryTimes.size()).isLessThan(100);
+            // The store's clock jumps instead of running, so wake the sleeper to look again (a notification
+            // naming the retry time would rightly be ignored: it is later than the backstop it sleeps toward).
+            fx.clock.set(retryAt);
+            signal.notifyDue(Optional.empty());
+        }
+    }
+
+    @Test
+    void finishingWriteFails_afterRelayAccepted_reaperReturnsIt_resentAsDuplicate_publishedOnce() {
+        ScheduledMessage message = fx.schedule(T0, "F1 in memory");
+        delivery.failPublishedWrites(1);
+
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        Await.until("the failed finishing write", () -> dispatcher.counts().errors() == 1);
+        assertThat(fx.state(message)).isEqualTo("sending");
+
+        fx.clock.set(fx.leaseUntil(message).plus(deliverySettings.reapGrace()).plusMillis(1));
+        dispatcher.reapExpiredLeases();
+        Await.until("publication", () -> fx.state(message).equals("published"));
+
+        List<Receipt> receipts = fx.relay.receipts();
+        assertThat(receipts).hasSize(2).allSatisfy(r -> assertThat(r.event().id()).isEqualTo(message.eventId()));
+        assertThat(dispatcher.counts().published()).isEqualTo(1);
+        assertThat(dispatcher.counts().reaped()).isEqualTo(1);
+        assertThat(fx.row(message).attempts()).isEqualTo(2);
+    }
+
+    @Test
+    void stop_sendInFlight_letsItFinishWithinTheBound() throws Exception {
+        ScheduledMessage message = fx.schedule(T0, "finish me");
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        fx.relay.always(fx.relay.held(entered, release));
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        assertThat(entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        CompletableFuture<Dispatcher.Shutdown> stopping =
+                CompletableFuture.supplyAsync(() -> fx.stop(dispatcher, Duration.ofSeconds(10)));
+        Await.until("the stop request", dispatcher::stopRequested);
+        Await.until("the claim loop to end", () -> dispatcher.claimLoopEnded());
+        assertThat(stopping).isNotDone();
+        assertThat(dispatcher.inFlight()).isEqualTo(1);
+        release.countDown();
+        Dispatcher.Shutdown shutdown = stopping.get();
+
+        assertThat(shutdown.unfinished()).isZero();
+        assertThat(shutdown.claimLoopStopped()).isTrue();
+        assertThat(fx.state(message)).isEqualTo("published");
+    }
+
+    @Test
+    void stop_claimsNotYetStarted_areReleasedUnsent() throws Exception {
+        List<ScheduledMessage> messages = IntStream.range(0, 3).mapToObj(i -> fx.schedule(T0, "r" + i)).toList();
+        delivery.freezeBeforeNextClaimReturns();
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        delivery.awaitFrozen();
+
+        CompletableFuture<Dispatcher.Shutdown> stopping =
+                CompletableFuture.supplyAsync(() -> fx.stop(dispatcher, Duration.ofSeconds(10)));
+        Await.until("the stop request", dispatcher::stopRequested);
+        delivery.thaw();
+        Dispatcher.Shutdown shutdown = stopping.get();
+
+        assertThat(shutdown.released()).isEqualTo(3);
+        assertThat(shutdown.unfinished()).isZero();
+        assertThat(messages).allSatisfy(m -> {
+            assertThat(fx.state(m)).isEqualTo("scheduled");
+            assertThat(fx.row(m).token()).isEmpty();
+        });
+        assertThat(fx.relay.receipts()).isEmpty();
+    }
+
+    @Test
+    void stop_sendOutlastsTheBound_reportsItUnfinished() throws Exception {
+        ScheduledMessage message = fx.schedule(T0, "slow");
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        fx.relay.always(fx.relay.stalled(entered, release));
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        assertThat(entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        Dispatcher.Shutdown shutdown = fx.stop(dispatcher, Duration.ofMillis(200));
+        release.countDown();
+
+        assertThat(shutdown.unfinished()).isEqualTo(1);
+        assertThat(shutdown.claimLoopStopped()).isTrue();
+        Await.until("the late answer to be recorded", () -> fx.state(message).equals("published"));
+    }
+}

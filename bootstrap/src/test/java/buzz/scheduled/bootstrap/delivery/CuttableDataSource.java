@@ -1,0 +1,90 @@
+package buzz.scheduled.bootstrap.delivery;
+
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A pool wrapper that can hand out one connection whose server process was just terminated
+ * ({@code pg_terminate_backend}), so the next statement on it fails the way a dropped database connection does.
+ */
+final class CuttableDataSource implements DataSource {
+    private final DataSource pool;
+    private final AtomicBoolean dropNext = new AtomicBoolean();
+
+    CuttableDataSource(DataSource pool) {
+        this.pool = pool;
+    }
+
+    /** The next connection handed out is dead. */
+    void dropNextConnection() {
+        dropNext.set(true);
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        Connection connection = pool.getConnection();
+        if (dropNext.getAndSet(false)) {
+            int pid;
+            try (Statement statement = connection.createStatement();
+                 ResultSet rs = statement.executeQuery("SELECT pg_backend_pid()")) {
+                rs.next();
+                pid = rs.getInt(1);
+            }
+            try (Connection killer = pool.getConnection(); Statement statement = killer.createStatement();
+                 ResultSet rs = statement.executeQuery("SELECT pg_terminate_backend(" + pid + ", 5000)")) {
+                rs.next();
+                if (!rs.getBoolean(1)) {
+                    throw new IllegalStateException("could not terminate backend " + pid);
+                }
+            }
+        }
+        return connection;
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        throw new SQLFeatureNotSupportedException("credentials come from the pool");
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return pool.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        pool.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        pool.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return pool.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return pool.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) throws SQLException {
+        return pool.unwrap(type);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> type) throws SQLException {
+        return pool.isWrapperFor(type);
+    }
+}

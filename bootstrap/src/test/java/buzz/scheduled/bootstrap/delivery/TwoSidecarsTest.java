@@ -1,0 +1,157 @@
+package buzz.scheduled.bootstrap.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.adapters.postgres.DatabaseUrl;
+import buzz.scheduled.adapters.postgres.PoolSettings;
+import buzz.scheduled.adapters.postgres.PostgresDataSources;
+import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.adapters.relay.testing.TestRelay;
+import buzz.scheduled.application.port.out.PublishResult;
+import buzz.scheduled.application.service.DeliverySettings;
+import buzz.scheduled.application.service.DispatcherSettings;
+import buzz.scheduled.domain.schedule.Backoff;
+import buzz.scheduled.domain.schedule.Channel;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * SCENARIOS F11 with real PostgreSQL and the real test relay: two sidecars (each its own pool, listener, relay
+ * connection and dispatcher) on one database, 10 000 messages due now ({@code -Dbuzz.test.f11.messages=N} to
+ * change). Expected: 10 000 distinct event ids at the relay, nothing left unpublished, and no item published
+ * twice by the happy path (each event handed to the relay exactly once).
+ */
+class TwoSidecarsTest {
+    private static final int MESSAGES = Integer.getInteger("buzz.test.f11.messages", 10_000);
+    private static final int AUTHORS = 100;
+    private static final Pattern EVENT_ID = Pattern.compile("\"id\":\"([0-9a-f]{64})\"");
+
+    @RegisterExtension
+    static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
+
+    private static TestRelay relay;
+
+    @BeforeAll
+    static void startRelay() {
+        relay = TestRelay.start();
+    }
+
+    @AfterAll
+    static void stopRelay() {
+        relay.close();
+    }
+
+    @Test
+    void f11_twoSidecarsOneDatabase_messagesDueNow_eachPublishedExactlyOnce_nothingLeft() throws Exception {
+        // Many authors in many channels: creates of one owner or one channel queue behind each other (the
+        // limit checks lock them), which would make setting up 10 000 messages slow.
+        List<Authors> authors = IntStream.range(0, AUTHORS)
+                .mapToObj(i -> new Authors(new Channel("room-" + i))).toList();
+        PostgresScheduleStore setup = new PostgresScheduleStore(db.dataSource());
+        Instant due = setup.now().truncatedTo(ChronoUnit.SECONDS);
+        try (ExecutorService creators = Executors.newFixedThreadPool(8)) {
+            List<Future<?>> created = IntStream.range(0, MESSAGES)
+                    .mapToObj(i -> creators.submit(() -> Authors.schedule(setup,
+                            authors.get(i % AUTHORS).message(due, "F11 #" + i))))
+                    .<Future<?>>map(f -> f)
+                    .toList();
+            for (Future<?> future : created) {
+                future.get();
+            }
+        }
+        DeliverySettings delivery = new DeliverySettings(Duration.ofSeconds(30), Duration.ofSeconds(10),
+                Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(900),
+                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60), Math::random));
+        DispatcherSettings settings = DispatcherSettings.defaults(delivery);
+        ConcurrentLinkedQueue<RecordingPublisher.Send> sends = new ConcurrentLinkedQueue<>();
+
+        try (HikariDataSource poolA = pool("sidecar-a"); HikariDataSource poolB = pool("sidecar-b")) {
+            long started = System.nanoTime();
+            Sidecar a = Sidecar.start("a", poolA, db.jdbcUrl(), relay.url(), settings, sends, inner -> inner);
+            Sidecar b = Sidecar.start("b", poolB, db.jdbcUrl(), relay.url(), settings, sends, inner -> inner);
+            try {
+                Poll.until("all " + MESSAGES + " published", Duration.ofMinutes(10),
+                        () -> countByState().getOrDefault("published", 0L) == MESSAGES);
+            } finally {
+                a.stop();
+                b.stop();
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            long byA = a.dispatcher.counts().published();
+            long byB = b.dispatcher.counts().published();
+            System.out.printf("F11: %d messages published by two sidecars in %d ms (a %d, b %d)%n",
+                    MESSAGES, took.toMillis(), byA, byB);
+
+            assertThat(countByState()).isEqualTo(Map.of("published", (long) MESSAGES));
+            Map<String, Long> perEvent = sends.stream()
+                    .collect(Collectors.groupingBy(send -> send.eventId().hex(), Collectors.counting()));
+            assertThat(perEvent).hasSize(MESSAGES);
+            assertThat(perEvent.values()).allSatisfy(n -> assertThat(n).isEqualTo(1L));
+            assertThat(sends).allSatisfy(send -> {
+                assertThat(send.result()).isInstanceOf(PublishResult.Published.class);
+                assertThat(send.duplicate()).isFalse();
+                assertThat(send.sentAt()).isAfterOrEqualTo(send.dueAt());
+            });
+            assertThat(byA + byB).isEqualTo(MESSAGES);
+            assertThat(byA).isPositive();
+            assertThat(byB).isPositive();
+            assertThat(a.dispatcher.counts().reaped() + b.dispatcher.counts().reaped()).isZero();
+            Set<String> atRelay = idsAtRelay(authors);
+            assertThat(atRelay).hasSize(MESSAGES).isEqualTo(perEvent.keySet());
+        }
+    }
+
+    private static HikariDataSource pool(String name) {
+        return PostgresDataSources.create(DatabaseUrl.parse(db.jdbcUrl()),
+                new PoolSettings(8, Duration.ofSeconds(10), name));
+    }
+
+    private static Map<String, Long> countByState() {
+        Map<String, Long> counts = new HashMap<>();
+        try (Connection connection = db.dataSource().getConnection();
+             Statement statement = connection.createStatement();
+             ResultSet rs = statement.executeQuery("SELECT state, count(*) FROM scheduled_message GROUP BY state")) {
+            while (rs.next()) {
+                counts.put(rs.getString(1), rs.getLong(2));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return counts;
+    }
+
+    private static Set<String> idsAtRelay(List<Authors> authors) {
+        String pubkeys = authors.stream().map(a -> "\"" + a.pubkey() + "\"").collect(Collectors.joining(","));
+        List<String> events = relay.events("{\"authors\":[" + pubkeys + "]}");
+        return events.stream().map(json -> {
+            Matcher matcher = EVENT_ID.matcher(json);
+            if (!matcher.find()) {
+                throw new AssertionError("no id in " + json);
+            }
+            return matcher.group(1);
+        }).collect(Collectors.toSet());
+    }
+}

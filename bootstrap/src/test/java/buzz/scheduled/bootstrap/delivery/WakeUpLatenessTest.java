@@ -1,0 +1,91 @@
+package buzz.scheduled.bootstrap.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.adapters.relay.testing.TestRelay;
+import buzz.scheduled.application.port.out.PublishResult;
+import buzz.scheduled.application.service.DeliverySettings;
+import buzz.scheduled.application.service.DispatcherSettings;
+import buzz.scheduled.domain.nostr.EventId;
+import buzz.scheduled.domain.schedule.Backoff;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * SCENARIOS F3 with real PostgreSQL (LISTEN/NOTIFY), the real dispatcher and the real test relay: an idle
+ * sidecar, then 100 messages due at random instants over a window (60 s as the scenario says; set
+ * {@code -Dbuzz.test.f3.windowSeconds=N} to shorten it). None may be sent before its due time by the
+ * database clock, and the 99th percentile of lateness must be at most 1 s.
+ */
+class WakeUpLatenessTest {
+    private static final int WINDOW_SECONDS = Integer.getInteger("buzz.test.f3.windowSeconds", 60);
+    private static final int MESSAGES = 100;
+
+    @RegisterExtension
+    static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
+
+    private static TestRelay relay;
+
+    @BeforeAll
+    static void startRelay() {
+        relay = TestRelay.start();
+    }
+
+    @AfterAll
+    static void stopRelay() {
+        relay.close();
+    }
+
+    @Test
+    void f3_idleSidecar_messagesDueAtRandomInstants_noneEarly_p99LatenessAtMostOneSecond() {
+        DeliverySettings delivery = new DeliverySettings(Duration.ofSeconds(30), Duration.ofSeconds(10),
+                Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(900),
+                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60), Math::random));
+        List<RecordingPublisher.Send> sends = new CopyOnWriteArrayList<>();
+        Authors author = new Authors();
+        long seed = new Random().nextLong();
+        Random random = new Random(seed);
+
+        try (Sidecar sidecar = Sidecar.start("idle", db.dataSource(), db.jdbcUrl(), relay.url(),
+                DispatcherSettings.defaults(delivery), sends, inner -> inner)) {
+            assertThat(sidecar.relayClient.publish(new Authors().message(Instant.now(), "warm-up"),
+                    Duration.ofSeconds(20))).isInstanceOf(PublishResult.Published.class);
+            Instant base = sidecar.store.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+            for (int i = 0; i < MESSAGES; i++) {
+                Instant due = base.plusSeconds(random.nextInt(WINDOW_SECONDS));
+                Authors.schedule(sidecar.store, author.message(due, "F3 #" + i + " due " + due));
+            }
+
+            Poll.until(MESSAGES + " publications", Duration.ofSeconds(WINDOW_SECONDS + 60L),
+                    () -> sends.stream().map(RecordingPublisher.Send::eventId).distinct().count() == MESSAGES);
+
+            Map<EventId, RecordingPublisher.Send> first = new LinkedHashMap<>();
+            sends.forEach(send -> first.putIfAbsent(send.eventId(), send));
+            assertThat(sends).as("seed %d", seed)
+                    .allSatisfy(send -> assertThat(send.sentAt()).isAfterOrEqualTo(send.dueAt()));
+            List<Duration> lateness = new ArrayList<>(first.values().stream().map(RecordingPublisher.Send::lateness)
+                    .toList());
+            Collections.sort(lateness);
+            Duration p50 = lateness.get(lateness.size() / 2 - 1);
+            Duration p99 = lateness.get((int) Math.ceil(lateness.size() * 0.99) - 1);
+            System.out.printf("F3: %d messages over %d s, lateness p50 %d ms, p99 %d ms, max %d ms (seed %d)%n",
+                    MESSAGES, WINDOW_SECONDS, p50.toMillis(), p99.toMillis(), lateness.getLast().toMillis(), seed);
+            assertThat(p99).as("p99 lateness, seed %d", seed).isLessThanOrEqualTo(Duration.ofSeconds(1));
+            assertThat(sends).hasSize(MESSAGES);
+            assertThat(relay.events("{\"authors\":[\"" + author.pubkey() + "\"]}")).hasSize(MESSAGES);
+        }
+    }
+}
