@@ -26,16 +26,12 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 
 /**
@@ -141,29 +137,7 @@ final class AdmissionStack implements AutoCloseable {
      * operating system). Shared server processes (WAL writer, checkpointer) are not included.
      */
     long databaseCpuNanos() {
-        List<Long> pids = new ArrayList<>();
-        try (Connection connection = pool.getConnection();
-             Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery(
-                     "SELECT pid FROM pg_stat_activity WHERE datname = current_database()")) {
-            while (rows.next()) {
-                pids.add(rows.getLong(1));
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not list the database's backends: " + e.getMessage(), e);
-        }
-        long ticks = 0;
-        for (long pid : pids) {
-            try {
-                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-                // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the line.
-                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-            } catch (IOException | RuntimeException e) {
-                // A backend that ended between the query and the read, or no /proc: its time is not counted.
-            }
-        }
-        return ticks * 10_000_000L;
+        return DatabaseCpu.backendNanos(pool);
     }
 
     /** Stops the API, then closes the pool; idempotent. */

@@ -14,9 +14,9 @@ import java.util.Arrays;
  * @param max   nanoseconds
  * @param mean  nanoseconds
  */
-record LatencySummary(int count, long p50, long p90, long p99, long p999, long max, double mean) {
+public record LatencySummary(int count, long p50, long p90, long p99, long p999, long max, double mean) {
 
-    LatencySummary {
+    public LatencySummary {
         if (count < 0 || p50 > p90 || p90 > p99 || p99 > p999 || p999 > max) {
             throw new IllegalArgumentException("percentiles must be ordered and the count non-negative");
         }
@@ -27,7 +27,7 @@ record LatencySummary(int count, long p50, long p90, long p99, long p999, long m
      *
      * @throws IllegalArgumentException when {@code count} is 0 or beyond the array
      */
-    static LatencySummary of(long[] nanos, int count) {
+    public static LatencySummary of(long[] nanos, int count) {
         if (count < 1 || count > nanos.length) {
             throw new IllegalArgumentException("need 1.." + nanos.length + " samples, got " + count);
         }

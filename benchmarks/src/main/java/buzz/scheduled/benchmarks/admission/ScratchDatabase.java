@@ -16,9 +16,10 @@ import java.util.regex.Pattern;
 /**
  * A database {@code buzz_bench_<random>} created on a PostgreSQL at 127.0.0.1 for one run and dropped afterwards
  * (on {@link #close()}, and from a shutdown hook when the run is interrupted, e.g. by SIGTERM or Ctrl-C). What uses
- * the database is closed first ({@link #closeBeforeDrop}), so no pool reconnects while it is being dropped.
+ * the database is closed first ({@link #closeBeforeDrop}), so no pool reconnects while it is being dropped. Shared by
+ * the admission and the dispatch benchmarks.
  */
-final class ScratchDatabase implements AutoCloseable {
+public final class ScratchDatabase implements AutoCloseable {
     private static final String JDBC_PREFIX = "jdbc:postgresql://";
     private static final Pattern NAME = Pattern.compile("buzz_bench_[0-9a-f]{12}");
 
@@ -42,7 +43,7 @@ final class ScratchDatabase implements AutoCloseable {
      * @throws IllegalArgumentException when the URL cannot be parsed or does not point at 127.0.0.1
      * @throws IllegalStateException    when PostgreSQL refuses the connection or the {@code CREATE DATABASE}
      */
-    static ScratchDatabase create(String adminUrl) {
+    public static ScratchDatabase create(String adminUrl) {
         DatabaseUrl admin = DatabaseUrl.parse(adminUrl);
         requireLoopback(admin);
         byte[] random = new byte[6];
@@ -54,12 +55,12 @@ final class ScratchDatabase implements AutoCloseable {
     }
 
     /** The scratch database's name. */
-    String name() {
+    public String name() {
         return name;
     }
 
     /** Where the scratch database is, with the admin URL's host, port, credentials and parameters. */
-    DatabaseUrl url() {
+    public DatabaseUrl url() {
         return url;
     }
 
@@ -67,7 +68,7 @@ final class ScratchDatabase implements AutoCloseable {
      * Has {@code user} (a pool, a server over it) closed before the database is dropped, also when the drop happens
      * in the shutdown hook while the run is still going; {@code user.close()} must be idempotent.
      */
-    void closeBeforeDrop(AutoCloseable user) {
+    public void closeBeforeDrop(AutoCloseable user) {
         users.add(0, user);
     }
 
@@ -134,7 +135,7 @@ final class ScratchDatabase implements AutoCloseable {
      *
      * @throws IllegalArgumentException naming the host found
      */
-    static void requireLoopback(DatabaseUrl url) {
+    public static void requireLoopback(DatabaseUrl url) {
         String jdbc = url.jdbcUrl();
         if (!jdbc.startsWith(JDBC_PREFIX)) {
             throw new IllegalArgumentException(AdmissionOptions.DATABASE_URL_VARIABLE

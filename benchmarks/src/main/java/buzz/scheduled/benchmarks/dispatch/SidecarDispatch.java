@@ -1,0 +1,274 @@
+package buzz.scheduled.benchmarks.dispatch;
+
+import buzz.scheduled.adapters.postgres.DatabaseUrl;
+import buzz.scheduled.adapters.postgres.PoolSettings;
+import buzz.scheduled.adapters.postgres.PostgresDataSources;
+import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
+import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.adapters.postgres.SchemaMigrator;
+import buzz.scheduled.adapters.relay.AuthEventSigner;
+import buzz.scheduled.adapters.relay.RelayClient;
+import buzz.scheduled.adapters.relay.RelaySettings;
+import buzz.scheduled.adapters.relay.signature.Bip340Signer;
+import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.application.service.DeliveryService;
+import buzz.scheduled.application.service.DeliverySettings;
+import buzz.scheduled.application.service.Dispatcher;
+import buzz.scheduled.application.service.DispatcherSettings;
+import buzz.scheduled.application.service.RelayDecidesAccess;
+import buzz.scheduled.benchmarks.admission.DatabaseCpu;
+import buzz.scheduled.benchmarks.dispatch.DueEvents.DueEvent;
+import buzz.scheduled.domain.schedule.Admission;
+import buzz.scheduled.domain.schedule.Backoff;
+import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import com.zaxxer.hikari.HikariDataSource;
+import java.net.URI;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The sidecar's delivery wired by hand as bootstrap's {@code DeliveryModule} and {@code Sidecar} wire it, with the
+ * production defaults of {@code SidecarConfig}: {@link Dispatcher} over {@link DeliveryService} over
+ * {@link PostgresScheduleStore} on a HikariCP pool of the production size ({@link PoolSettings#DEFAULT}), the
+ * default access policy ({@link RelayDecidesAccess}), {@link PostgresDueWorkSignal} ({@code LISTEN}) for wake-ups and
+ * the {@link RelayClient} (JDK WebSocket) with a fresh sidecar key for NIP-42. Only the number of sends in flight
+ * (and the claim batch, equal to it as in production) comes from the options.
+ */
+final class SidecarDispatch implements SchedulerUnderTest {
+    /** {@code BUZZ_LEASE_SECONDS} default. */
+    static final Duration LEASE = Duration.ofSeconds(60);
+    /** {@code BUZZ_PUBLISH_TIMEOUT_SECONDS} default. */
+    static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration LEASE_MARGIN = Duration.ofSeconds(5);
+    private static final Duration REAP_GRACE = Duration.ofSeconds(10);
+    private static final Duration MAX_LATENESS = Duration.ofSeconds(900);
+    private static final Duration POLL = Duration.ofSeconds(30);
+    private static final Duration REAP_EVERY = Duration.ofSeconds(5);
+    private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
+    private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(15);
+    private static final int INSERT_BATCH = 1_000;
+
+    private final HikariDataSource pool;
+    private final PostgresDueWorkSignal signal;
+    private final RelayClient relay;
+    private final Dispatcher dispatcher;
+    private final int inFlight;
+    private final String schemaVersion;
+    private boolean started;
+    private boolean closed;
+
+    private SidecarDispatch(HikariDataSource pool, PostgresDueWorkSignal signal, RelayClient relay,
+                            Dispatcher dispatcher, int inFlight, String schemaVersion) {
+        this.pool = pool;
+        this.signal = signal;
+        this.relay = relay;
+        this.dispatcher = dispatcher;
+        this.inFlight = inFlight;
+        this.schemaVersion = schemaVersion;
+    }
+
+    /**
+     * Migrates the database and builds the dispatcher (not started).
+     *
+     * @param database a scratch database
+     * @param relayUrl the loopback relay
+     * @param inFlight {@code BUZZ_MAX_IN_FLIGHT} and {@code BUZZ_CLAIM_BATCH_SIZE}
+     * @param clock    the wall clock (NIP-42 AUTH events' {@code created_at})
+     */
+    static SidecarDispatch create(DatabaseUrl database, URI relayUrl, int inFlight, WallClock clock) {
+        HikariDataSource pool = PostgresDataSources.create(database, PoolSettings.DEFAULT);
+        try {
+            String schemaVersion = new SchemaMigrator(pool).migrate().schemaVersion();
+            PostgresScheduleStore store = new PostgresScheduleStore(pool);
+            DeliverySettings delivery = new DeliverySettings(LEASE, PUBLISH_TIMEOUT, LEASE_MARGIN, REAP_GRACE,
+                    MAX_LATENESS, new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(120),
+                    () -> ThreadLocalRandom.current().nextDouble()));
+            SecureRandom random = new SecureRandom();
+            RelayClient relay = new RelayClient(RelaySettings.of(relayUrl),
+                    AuthEventSigner.with(new Bip340Signer(SecretKey.generate(random), random)), clock);
+            PostgresDueWorkSignal signal = new PostgresDueWorkSignal(PostgresDueWorkSignal.connectorFor(database),
+                    PostgresDueWorkSignal.ListenSettings.DEFAULT);
+            Dispatcher dispatcher = new Dispatcher(new DeliveryService(store, new RelayDecidesAccess(), delivery),
+                    relay, signal, new DispatcherSettings(delivery, inFlight, inFlight, POLL, REAP_EVERY, ERROR_PAUSE));
+            return new SidecarDispatch(pool, signal, relay, dispatcher, inFlight, schemaVersion);
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public String name() {
+        return "sidecar";
+    }
+
+    @Override
+    public String configuration() {
+        return String.format(Locale.ROOT, "Dispatcher: %d sends in flight, claim batch %d, lease %d s, publish timeout "
+                        + "%d s, LISTEN wake-ups, backstop poll %d s; schema V%s; pool %d", inFlight, inFlight,
+                LEASE.toSeconds(), PUBLISH_TIMEOUT.toSeconds(), POLL.toSeconds(), schemaVersion,
+                pool.getMaximumPoolSize());
+    }
+
+    /**
+     * Writes valid rows as an admission would have left them (revision 1, {@code scheduled}, the event's wire JSON,
+     * its revision row and its default idempotency key, the event id), in transactions of {@value #INSERT_BATCH}.
+     * Admission itself refuses due times in the past, which is why the rows are written directly; every row is first
+     * built as a {@link ScheduledMessage} so the domain's rules still check it.
+     */
+    @Override
+    public void insert(List<DueEvent> events) {
+        // created_at and updated_at take their default, the database's now().
+        String message = "INSERT INTO scheduled_message (id, owner, channel, revision, state, event_id, event_json,"
+                + " due_at, attempts) VALUES (?, ?, ?, 1, 'scheduled', ?, ?, ?, 0)";
+        String revision = "INSERT INTO scheduled_message_revision (message_id, revision, event_id, event_json)"
+                + " VALUES (?, 1, ?, ?)";
+        String key = "INSERT INTO idempotency_key (owner, key, message_id, event_id) VALUES (?, ?, ?, ?)";
+        try (Connection connection = pool.getConnection()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement messages = connection.prepareStatement(message);
+                 PreparedStatement revisions = connection.prepareStatement(revision);
+                 PreparedStatement keys = connection.prepareStatement(key)) {
+                for (int from = 0; from < events.size(); from += INSERT_BATCH) {
+                    for (DueEvent due : events.subList(from, Math.min(events.size(), from + INSERT_BATCH))) {
+                        Instant dueAt = Instant.ofEpochSecond(due.dueSecond());
+                        ScheduledMessage row = ScheduledMessage.admit(new ScheduleId(UUID.randomUUID()),
+                                new Admission(due.event(), new Channel(due.channel()), dueAt), dueAt);
+                        UUID id = row.id().value();
+                        messages.setObject(1, id);
+                        messages.setString(2, row.owner().hex());
+                        messages.setString(3, row.channel().value());
+                        messages.setString(4, row.eventId().hex());
+                        messages.setString(5, due.json());
+                        messages.setTimestamp(6, Timestamp.from(row.dueAt()));
+                        messages.addBatch();
+                        revisions.setObject(1, id);
+                        revisions.setString(2, row.eventId().hex());
+                        revisions.setString(3, due.json());
+                        revisions.addBatch();
+                        keys.setString(1, row.owner().hex());
+                        keys.setString(2, row.eventId().hex());
+                        keys.setObject(3, id);
+                        keys.setString(4, row.eventId().hex());
+                        keys.addBatch();
+                    }
+                    messages.executeBatch();
+                    revisions.executeBatch();
+                    keys.executeBatch();
+                    connection.commit();
+                }
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("ANALYZE scheduled_message");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("inserting " + events.size() + " due messages failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void connect() {
+        signal.start();
+        relay.connect();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!(relay.isConnected() && signal.listening())) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("not ready within 10 s: relay connected " + relay.isConnected()
+                        + ", LISTEN in effect " + signal.listening());
+            }
+            LockSupport.parkNanos(5_000_000);
+        }
+    }
+
+    @Override
+    public void start() {
+        started = true;
+        dispatcher.start();
+    }
+
+    @Override
+    public long completed() {
+        return queryLong("SELECT count(*) FROM scheduled_message WHERE state = 'published'");
+    }
+
+    @Override
+    public Map<String, Long> outcomes() {
+        Map<String, Long> outcomes = new TreeMap<>();
+        try (Connection connection = pool.getConnection();
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT state || coalesce(' ' || reason, ''), count(*)"
+                     + " FROM scheduled_message GROUP BY 1")) {
+            while (rows.next()) {
+                outcomes.put(rows.getString(1), rows.getLong(2));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("counting rows by state failed: " + e.getMessage(), e);
+        }
+        Dispatcher.Counts counts = dispatcher.counts();
+        outcomes.put("(claims)", counts.claimed());
+        outcomes.put("(sends)", counts.sent());
+        outcomes.put("(retried)", counts.retried());
+        outcomes.put("(errors)", counts.errors());
+        return outcomes;
+    }
+
+    @Override
+    public long databaseCpuNanos() {
+        return DatabaseCpu.backendNanos(pool);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (started) {
+                dispatcher.stop(SHUTDOWN_GRACE);
+            }
+        } finally {
+            relay.close();
+            signal.close();
+            pool.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "sidecar dispatcher";
+    }
+
+    private long queryLong(String sql) {
+        try (Connection connection = pool.getConnection();
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery(sql)) {
+            rows.next();
+            return rows.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("query failed: " + sql + ": " + e.getMessage(), e);
+        }
+    }
+}
