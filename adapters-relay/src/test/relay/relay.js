@@ -14,13 +14,18 @@
 // --data  events are appended to FILE (one JSON line each) and read back at start, so a relay that is
 //         stopped and started again on the same port still answers "duplicate:" for what it stored.
 // --plugin FILE  a CommonJS module exporting a @nostr-relay plugin (handleMessage / beforeHandleEvent /
-//         broadcast) or a function (options) => plugin; registered after the built-in ones. This is where
-//         access-policy tests put their rules (e.g. answer "restricted: ..." for some pubkeys).
+//         broadcast) or a function (options, relay) => plugin; registered after the built-in ones. This is where
+//         access-policy tests put their rules (e.g. answer "restricted: ..." for some pubkeys). A plugin's
+//         `info` object is merged into the NIP-11 document.
+//
+// NIP-11: an HTTP GET with "Accept: application/nostr+json" on the same port answers the relay information
+// document (name, supported_nips, and whatever plugins add, e.g. the relay's "pubkey").
 //
 // The relay exits when stdin closes, so it never outlives the JVM that started it.
 'use strict';
 
 const fs = require('fs');
+const http = require('http');
 const path = require('path');
 const { WebSocketServer } = require('ws');
 const { NostrRelay } = require('@nostr-relay/core');
@@ -137,9 +142,9 @@ function requireAuthPlugin() {
   };
 }
 
-function loadPlugin(file, options) {
+function loadPlugin(file, options, relay) {
   const exported = require(path.resolve(file));
-  return typeof exported === 'function' ? exported(options) : exported;
+  return typeof exported === 'function' ? exported(options, relay) : exported;
 }
 
 async function main() {
@@ -154,10 +159,22 @@ async function main() {
     filterResultCacheTtl: 0,
   });
   if (options.auth) relay.register(requireAuthPlugin());
-  for (const file of options.plugins) relay.register(loadPlugin(file, options));
+  const plugins = options.plugins.map(file => loadPlugin(file, options, relay));
+  for (const plugin of plugins) relay.register(plugin);
+  const info = Object.assign({ name: 'buzz-scheduled test relay', supported_nips: [1, 11, 42] },
+    ...plugins.map(plugin => plugin.info ?? {}));
 
   const validator = new Validator({ maxContentLength: 256 * 1024 });
-  const server = new WebSocketServer({ host: options.host, port: options.port });
+  const httpServer = http.createServer((request, response) => {
+    if ((request.headers.accept ?? '').includes('application/nostr+json')) {
+      response.writeHead(200, { 'Content-Type': 'application/nostr+json', 'Access-Control-Allow-Origin': '*' });
+      response.end(JSON.stringify(info));
+    } else {
+      response.writeHead(426, { 'Content-Type': 'text/plain' });
+      response.end('a Nostr relay: connect with a WebSocket, or ask for application/nostr+json (NIP-11)\n');
+    }
+  });
+  const server = new WebSocketServer({ server: httpServer });
 
   server.on('connection', (ws, request) => {
     relay.handleConnection(ws, request.socket.remoteAddress);
@@ -189,18 +206,20 @@ async function main() {
     ws.on('error', () => relay.handleDisconnect(ws));
   });
 
-  server.on('listening', () => {
-    const port = server.address().port;
+  httpServer.on('listening', () => {
+    const port = httpServer.address().port;
     process.stdout.write(`READY port=${port} url=ws://${options.host}:${port} auth=${options.auth ? 'on' : 'off'}\n`);
   });
-  server.on('error', error => {
+  httpServer.on('error', error => {
     process.stderr.write(`test relay failed: ${error.message}\n`);
     process.exit(1);
   });
+  httpServer.listen(options.port, options.host);
 
   const stop = () => {
     for (const client of server.clients) client.terminate();
-    server.close(() => process.exit(0));
+    server.close();
+    httpServer.close(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -72,7 +72,7 @@ public final class PostgresScheduleStore implements ScheduleStore {
     private static final Field<Instant> NOW = DSL.field("now()", SQLDataType.INSTANT);
     // Advisory-lock namespaces (first key of pg_advisory_xact_lock(int, int)) serialising creates.
     private static final int OWNER_LOCK = 0x6275_0001;
-    private static final int CHANNEL_LOCK = 0x6275_0002;
+    static final int CHANNEL_LOCK = 0x6275_0002;
     private static final Comparator<ScheduledMessage> BY_DUE = Comparator.comparing(ScheduledMessage::dueAt)
             .thenComparing(m -> m.id().value().toString());
 
@@ -190,7 +190,18 @@ public final class PostgresScheduleStore implements ScheduleStore {
                     .and(expected.token().isPresent()
                             ? M.FENCING_TOKEN.eq(expected.token().get().value())
                             : M.FENCING_TOKEN.isNull());
-            int changed = tx.update(M).set(values).where(stillAsRead).execute();
+            // Same claim before and after (the pre-send step): a lease renewed since `expected` was read must not
+            // be shortened by writing back the older lease end.
+            boolean sameClaim = expected.token().isPresent() && expected.token().equals(next.token());
+            int changed;
+            if (sameClaim) {
+                values.changed(M.LEASE_UNTIL, false);
+                changed = tx.update(M).set(values)
+                        .set(M.LEASE_UNTIL, DSL.greatest(M.LEASE_UNTIL, val(values.getLeaseUntil())))
+                        .where(stillAsRead).execute();
+            } else {
+                changed = tx.update(M).set(values).where(stillAsRead).execute();
+            }
             if (changed > 1) {
                 throw new IllegalStateException("compare-and-set on " + expected.id() + " changed " + changed + " rows");
             }

@@ -3,10 +3,6 @@ package buzz.scheduled.adapters.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import org.jooq.conf.ParamType;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,22 +19,22 @@ class ClaimQueryPlanTest {
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @BeforeAll
-    static void fillTheTable() throws SQLException {
+    static void fillTheTable() {
         // 100 000 terminal rows, 10 000 scheduled (about half of them due), 1 000 in flight.
         insertRows(100_000, "published", false, "NULL", "NULL", "now()");
         insertRows(10_000, "scheduled", true, "NULL", "NULL", "NULL");
         insertRows(1_000, "claimed", true, "nextval('fencing_token_seq')", "now() + interval '1 minute'", "NULL");
-        execute("ANALYZE scheduled_message");
+        db.execute("ANALYZE scheduled_message");
     }
 
     private static void insertRows(int n, String state, boolean withEvent, String token, String lease,
-                                   String finishedAt) throws SQLException {
+                                   String finishedAt) {
         String event = withEvent
                 ? "json_build_object('id', r.event_id, 'pubkey', r.owner, 'created_at', extract(epoch FROM r.due_at)::bigint,"
                         + " 'kind', 9, 'tags', json_build_array(json_build_array('h', r.channel)), 'content', 'filler',"
                         + " 'sig', repeat('5', 128))::text"
                 : "NULL";
-        execute("INSERT INTO scheduled_message (id, owner, channel, revision, state, event_id, event_json, due_at,"
+        db.execute("INSERT INTO scheduled_message (id, owner, channel, revision, state, event_id, event_json, due_at,"
                 + " fencing_token, lease_until, attempts, finished_at)"
                 + " SELECT gen_random_uuid(), r.owner, r.channel, 1, '" + state + "', r.event_id, " + event + ", r.due_at, "
                 + token + ", " + lease + ", 1, " + finishedAt
@@ -49,7 +45,7 @@ class ClaimQueryPlanTest {
     }
 
     @Test
-    void claimStatement_tableFullOfTerminalRows_locksCandidatesThroughThePartialIndexOnce() throws SQLException {
+    void claimStatement_tableFullOfTerminalRows_locksCandidatesThroughThePartialIndexOnce() {
         PostgresScheduleStore store = new PostgresScheduleStore(db.dataSource());
         String claim = store.claimStatement(100, Duration.ofMinutes(1)).getSQL(ParamType.INLINED);
 
@@ -65,39 +61,20 @@ class ClaimQueryPlanTest {
     }
 
     @Test
-    void claimDue_onTheFilledTable_claimsExactlyTheLimitOfDueRows() throws SQLException {
+    void claimDue_onTheFilledTable_claimsExactlyTheLimitOfDueRows() {
         PostgresScheduleStore store = new PostgresScheduleStore(db.dataSource());
-        int dueBefore = count("SELECT count(*) FROM scheduled_message WHERE state = 'scheduled' AND due_at <= now()");
+        long dueBefore = db.queryLong("SELECT count(*) FROM scheduled_message WHERE state = 'scheduled' AND due_at <= now()");
 
         int claimed = store.claimDue(100, Duration.ofMinutes(1)).size();
 
         assertThat(dueBefore).isGreaterThan(100);
         assertThat(claimed).isEqualTo(100);
-        assertThat(count("SELECT count(*) FROM scheduled_message WHERE state = 'claimed'")).isEqualTo(1_100);
+        assertThat(db.queryLong("SELECT count(*) FROM scheduled_message WHERE state = 'claimed'")).isEqualTo(1_100);
     }
 
-    private static String explain(String sql) throws SQLException {
-        StringBuilder plan = new StringBuilder();
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
-            while (rs.next()) {
-                plan.append(rs.getString(1)).append('\n');
-            }
-        }
-        return plan.toString();
+    private static String explain(String sql) {
+        return String.join("\n", db.queryColumn("EXPLAIN " + sql));
     }
 
-    private static void execute(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
 
-    private static int count(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
 }

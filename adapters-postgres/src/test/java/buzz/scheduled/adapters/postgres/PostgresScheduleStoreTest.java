@@ -4,9 +4,6 @@ import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.ScheduleStoreContract;
 import buzz.scheduled.domain.schedule.Channel;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,14 +21,14 @@ class PostgresScheduleStoreTest extends ScheduleStoreContract {
 
     @Override
     protected void deleteChannel(Channel channel) {
-        update("INSERT INTO channel_tombstone (channel) VALUES (?)", channel.value());
+        db.execute("INSERT INTO channel_tombstone (channel) VALUES (?)", channel.value());
     }
 
     /** now() cannot be moved, so every stored time moves back instead; relative to now() that is the same. */
     @Override
     protected void letTimePass(Duration duration) {
         long micros = duration.toNanos() / 1_000;
-        update("UPDATE scheduled_message SET due_at = due_at - ? * interval '1 microsecond',"
+        db.execute("UPDATE scheduled_message SET due_at = due_at - ? * interval '1 microsecond',"
                 + " retry_at = retry_at - ? * interval '1 microsecond',"
                 + " lease_until = lease_until - ? * interval '1 microsecond',"
                 + " finished_at = finished_at - ? * interval '1 microsecond',"
@@ -39,14 +36,4 @@ class PostgresScheduleStoreTest extends ScheduleStoreContract {
                 + " updated_at = updated_at - ? * interval '1 microsecond'", micros, micros, micros, micros, micros, micros);
     }
 
-    private static void update(String sql, Object... parameters) {
-        try (Connection c = db.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                s.setObject(i + 1, parameters[i]);
-            }
-            s.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
-    }
 }

@@ -6,10 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import buzz.scheduled.adapters.postgres.SchemaMigrator.MigrationReport;
 import buzz.scheduled.adapters.postgres.SchemaMigrator.SchemaStatus;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,8 +20,8 @@ class SchemaMigratorTest {
             List.of(SchemaMigrator.MIGRATIONS_LOCATION, "classpath:db/newer-build");
 
     @BeforeEach
-    void emptyTheDatabase() throws SQLException {
-        execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+    void emptyTheDatabase() {
+        db.execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public");
     }
 
     @Test
@@ -37,7 +33,7 @@ class SchemaMigratorTest {
     }
 
     @Test
-    void migrate_emptyDatabase_appliesEveryMigrationAndCreatesTheTables() throws SQLException {
+    void migrate_emptyDatabase_appliesEveryMigrationAndCreatesTheTables() {
         SchemaMigrator migrator = new SchemaMigrator(db.dataSource());
         int pending = migrator.status().pending();
 
@@ -46,7 +42,7 @@ class SchemaMigratorTest {
         assertThat(report.applied()).isEqualTo(pending);
         assertThat(report.schemaVersion()).isEqualTo(migrator.status().binaryVersion());
         assertThat(migrator.status().pending()).isZero();
-        assertThat(queryStrings("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"))
+        assertThat(db.queryColumn("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"))
                 .containsExactly("channel_tombstone", "flyway_schema_history", "idempotency_key",
                         "scheduled_message", "scheduled_message_revision");
     }
@@ -63,9 +59,9 @@ class SchemaMigratorTest {
     }
 
     @Test
-    void migrate_databaseMigratedByNewerBuild_refusesNamingBothVersionsAndChangesNothing() throws SQLException {
+    void migrate_databaseMigratedByNewerBuild_refusesNamingBothVersionsAndChangesNothing() {
         new SchemaMigrator(db.dataSource(), NEWER_BUILD).migrate();
-        List<String> historyBefore = queryStrings("SELECT version FROM flyway_schema_history ORDER BY installed_rank");
+        List<String> historyBefore = db.queryColumn("SELECT version FROM flyway_schema_history ORDER BY installed_rank");
         SchemaMigrator thisBuild = new SchemaMigrator(db.dataSource());
         String binaryVersion = thisBuild.status().binaryVersion();
 
@@ -78,7 +74,7 @@ class SchemaMigratorTest {
                     assertThat(refusal.databaseVersion()).isEqualTo("999");
                     assertThat(refusal.binaryVersion()).isEqualTo(binaryVersion);
                 });
-        assertThat(queryStrings("SELECT version FROM flyway_schema_history ORDER BY installed_rank"))
+        assertThat(db.queryColumn("SELECT version FROM flyway_schema_history ORDER BY installed_rank"))
                 .isEqualTo(historyBefore);
     }
 
@@ -92,28 +88,13 @@ class SchemaMigratorTest {
     }
 
     @Test
-    void requireNotNewer_olderDatabase_reportsPendingMigrationsWithoutApplyingThem() throws SQLException {
+    void requireNotNewer_olderDatabase_reportsPendingMigrationsWithoutApplyingThem() {
         SchemaStatus status = new SchemaMigrator(db.dataSource()).requireNotNewer();
 
         assertThat(status.databaseVersion()).isEmpty();
         assertThat(status.pending()).isPositive();
-        assertThat(queryStrings("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).isEmpty();
+        assertThat(db.queryColumn("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).isEmpty();
     }
 
-    private static void execute(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
 
-    private static List<String> queryStrings(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            List<String> values = new java.util.ArrayList<>();
-            while (rs.next()) {
-                values.add(rs.getString(1));
-            }
-            return values;
-        }
-    }
 }

@@ -32,33 +32,33 @@ class SchemaTest {
     }
 
     @Test
-    void insert_wellFormedScheduledRow_isAccepted() throws SQLException {
-        execute(insert(UUID.randomUUID(), "'scheduled'", "NULL", "NULL", "NULL", "'{}'"));
+    void insert_wellFormedScheduledRow_isAccepted() {
+        db.execute(insert(UUID.randomUUID(), "'scheduled'", "NULL", "NULL", "NULL", "'{}'"));
 
-        assertThat(count("SELECT count(*) FROM scheduled_message WHERE state = 'scheduled'")).isEqualTo(1);
+        assertThat(db.queryLong("SELECT count(*) FROM scheduled_message WHERE state = 'scheduled'")).isEqualTo(1);
     }
 
     @Test
     void insert_unknownState_isRejectedByTheStateCheck() {
-        assertThatThrownBy(() -> execute(insert(UUID.randomUUID(), "'queued'", "NULL", "NULL", "NULL", "'{}'")))
+        assertThatThrownBy(() -> db.execute(insert(UUID.randomUUID(), "'queued'", "NULL", "NULL", "NULL", "'{}'")))
                 .hasMessageContaining("scheduled_message_state_known");
     }
 
     @Test
     void insert_reasonOnNonFailedRow_isRejected() {
-        assertThatThrownBy(() -> execute(insert(UUID.randomUUID(), "'scheduled'", "'expired'", "NULL", "NULL", "'{}'")))
+        assertThatThrownBy(() -> db.execute(insert(UUID.randomUUID(), "'scheduled'", "'expired'", "NULL", "NULL", "'{}'")))
                 .hasMessageContaining("scheduled_message_reason_iff_failed");
     }
 
     @Test
     void insert_claimedRowWithoutToken_isRejected() {
-        assertThatThrownBy(() -> execute(insert(UUID.randomUUID(), "'claimed'", "NULL", "NULL", "now()", "'{}'")))
+        assertThatThrownBy(() -> db.execute(insert(UUID.randomUUID(), "'claimed'", "NULL", "NULL", "now()", "'{}'")))
                 .hasMessageContaining("scheduled_message_claim_iff_in_flight");
     }
 
     @Test
     void insert_pendingRowWithoutEvent_isRejected() {
-        assertThatThrownBy(() -> execute(insert(UUID.randomUUID(), "'scheduled'", "NULL", "NULL", "NULL", "NULL")))
+        assertThatThrownBy(() -> db.execute(insert(UUID.randomUUID(), "'scheduled'", "NULL", "NULL", "NULL", "NULL")))
                 .hasMessageContaining("scheduled_message_pending_has_event");
     }
 
@@ -67,24 +67,24 @@ class SchemaTest {
         String sql = insert(UUID.randomUUID(), "'scheduled'", "NULL", "NULL", "NULL", "'{}'")
                 .replace(OWNER, OWNER.toUpperCase());
 
-        assertThatThrownBy(() -> execute(sql)).hasMessageContaining("scheduled_message_owner_hex");
+        assertThatThrownBy(() -> db.execute(sql)).hasMessageContaining("scheduled_message_owner_hex");
     }
 
     @Test
-    void idempotencyKey_sameOwnerAndKeyTwice_isRejected() throws SQLException {
+    void idempotencyKey_sameOwnerAndKeyTwice_isRejected() {
         UUID id = UUID.randomUUID();
-        execute(insert(id, "'scheduled'", "NULL", "NULL", "NULL", "'{}'"));
+        db.execute(insert(id, "'scheduled'", "NULL", "NULL", "NULL", "'{}'"));
         String key = "INSERT INTO idempotency_key (owner, key, message_id, event_id) VALUES ('" + OWNER + "', 'k1', '"
                 + id + "', '" + EVENT + "')";
-        execute(key);
+        db.execute(key);
 
-        assertThatThrownBy(() -> execute(key)).hasMessageContaining("idempotency_key_pk");
+        assertThatThrownBy(() -> db.execute(key)).hasMessageContaining("idempotency_key_pk");
     }
 
     @Test
     void notify_insertOfScheduledRows_sendsOneNotificationWithTheNearestDueTime() throws SQLException {
         try (Connection listener = listen()) {
-            execute(insertDueAt(UUID.randomUUID(), "1700000100") + ", " + valuesDueAt(UUID.randomUUID(), "1700000050"));
+            db.execute(insertDueAt(UUID.randomUUID(), "1700000100") + ", " + valuesDueAt(UUID.randomUUID(), "1700000050"));
 
             List<PGNotification> heard = awaitNotifications(listener, 1);
 
@@ -95,10 +95,10 @@ class SchemaTest {
     @Test
     void notify_updateThatLeavesDueTimeAlone_staysQuietButRescheduleIsHeard() throws SQLException {
         UUID id = UUID.randomUUID();
-        execute(insertDueAt(id, "1700000100"));
+        db.execute(insertDueAt(id, "1700000100"));
         try (Connection listener = listen()) {
-            execute("UPDATE scheduled_message SET attempts = attempts + 1 WHERE id = '" + id + "'");
-            execute("UPDATE scheduled_message SET retry_at = to_timestamp(1700000200.5) WHERE id = '" + id + "'");
+            db.execute("UPDATE scheduled_message SET attempts = attempts + 1 WHERE id = '" + id + "'");
+            db.execute("UPDATE scheduled_message SET retry_at = to_timestamp(1700000200.5) WHERE id = '" + id + "'");
 
             List<PGNotification> heard = awaitNotifications(listener, 1);
 
@@ -110,11 +110,11 @@ class SchemaTest {
     @Test
     void notify_rowReturnedFromClaimedToScheduled_isHeard() throws SQLException {
         UUID id = UUID.randomUUID();
-        execute(insertDueAt(id, "1700000100"));
-        execute("UPDATE scheduled_message SET state = 'claimed', fencing_token = nextval('fencing_token_seq'),"
+        db.execute(insertDueAt(id, "1700000100"));
+        db.execute("UPDATE scheduled_message SET state = 'claimed', fencing_token = nextval('fencing_token_seq'),"
                 + " lease_until = now() WHERE id = '" + id + "'");
         try (Connection listener = listen()) {
-            execute("UPDATE scheduled_message SET state = 'scheduled', fencing_token = NULL, lease_until = NULL"
+            db.execute("UPDATE scheduled_message SET state = 'scheduled', fencing_token = NULL, lease_until = NULL"
                     + " WHERE id = '" + id + "'");
 
             assertThat(awaitNotifications(listener, 1)).extracting(PGNotification::getParameter)
@@ -159,17 +159,5 @@ class SchemaTest {
         return heard;
     }
 
-    private static void execute(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
 
-    private static int count(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-                var rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
 }

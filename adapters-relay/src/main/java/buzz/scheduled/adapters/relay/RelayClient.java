@@ -63,17 +63,27 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         });
     }
 
-    /** Starts connecting if no connection exists or is being made; returns at once. */
+    /**
+     * Starts connecting if no connection exists or is being made; returns at once.
+     *
+     * @throws IllegalStateException after {@link #close()}
+     */
     public void connect() {
         synchronized (lock) {
             if (closed) {
                 throw new IllegalStateException("relay client for " + settings.url() + " is closed");
             }
-            if (link == null) {
-                link = new CompletableFuture<>();
-                attempt(link);
-            }
+            startIfIdle();
         }
+    }
+
+    // guarded by lock
+    private CompletableFuture<RelayLink> startIfIdle() {
+        if (link == null) {
+            link = new CompletableFuture<>();
+            attempt(link);
+        }
+        return link;
     }
 
     /** Whether a connection to the relay is open right now. */
@@ -97,15 +107,16 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         String id = event.id().hex();
         String wire = EventWire.eventMessage(event);
+        CompletableFuture<RelayLink> pending;
         synchronized (lock) {
             if (closed) {
                 return new PublishResult.Transient("closed: the relay client for " + settings.url() + " is closed");
             }
+            pending = startIfIdle();
         }
-        connect();
         RelayLink current;
         try {
-            current = await(currentLink(), deadline);
+            current = await(pending, deadline);
         } catch (TimeoutException e) {
             return new PublishResult.Transient("timeout: no connection to " + settings.url() + " within " + timeout);
         } catch (ExecutionException e) {
@@ -135,7 +146,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             if (cause instanceof TimeoutException) {
                 return new PublishResult.Transient("timeout: no answer to our AUTH within " + settings.connectTimeout());
             }
-            return new PublishResult.Transient("error: " + RelayLink.describe(e));
+            return new PublishResult.Transient("auth-failed: could not answer the relay's AUTH: " + RelayLink.describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new PublishResult.Transient("interrupted: while waiting for the relay's OK");
@@ -176,12 +187,6 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
 
     private NostrEvent signAuth(String challenge) {
         return authSigner.signAuth(settings.url().toString(), challenge, clock.now().getEpochSecond());
-    }
-
-    private CompletableFuture<RelayLink> currentLink() {
-        synchronized (lock) {
-            return link;
-        }
     }
 
     private void attempt(CompletableFuture<RelayLink> target) {
@@ -225,7 +230,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 LOG.warn("cannot connect to relay {}: {}", settings.url(), reason);
             }
         }
-        target.completeExceptionally(new IllegalStateException(reason));
+        target.completeExceptionally(new IllegalStateException("cannot connect to " + settings.url() + ": " + reason));
     }
 
     /** Called by a link when its connection ends: start over with the next connection. */

@@ -34,7 +34,7 @@ class RelayClientFaultTest {
     /** Scheduling slack on a busy 2-core machine; a result "within the timeout" may take this much longer. */
     private static final Duration SLACK = Duration.ofSeconds(2);
     private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
-    private static final String SIDECAR_PUBKEY = "c62114bce8f2c856c34c059f19aa69c05bd7c42c727791879652d6b206817036";
+    private static final String AUTHOR_PUBKEY = "c62114bce8f2c856c34c059f19aa69c05bd7c42c727791879652d6b206817036";
 
     private FakeRelay relay;
     private RelayClient client;
@@ -44,7 +44,7 @@ class RelayClientFaultTest {
         relay = FakeRelay.start();
         client = new RelayClient(
                 new RelaySettings(relay.url(), Duration.ofSeconds(2), Duration.ofMillis(20), Duration.ofMillis(200)),
-                RelayClientFaultTest::unsignedAuth, () -> NOW);
+                AuthEventSigner.with(TestSigners.SIDECAR), () -> NOW);
     }
 
     @AfterEach
@@ -153,7 +153,7 @@ class RelayClientFaultTest {
         assertThat(relay.received()).extracting(FakeRelay.Received::type).containsExactly("EVENT", "AUTH", "EVENT");
         JsonNode auth = relay.received("AUTH").getFirst().event();
         assertThat(auth.get("kind").asInt()).isEqualTo(22242);
-        assertThat(auth.get("pubkey").asText()).isEqualTo(SIDECAR_PUBKEY);
+        assertThat(auth.get("pubkey").asText()).isEqualTo(TestSigners.SIDECAR.publicKey().hex());
         assertThat(auth.get("created_at").asLong()).isEqualTo(NOW.getEpochSecond());
         assertThat(auth.get("tags").toString())
                 .isEqualTo("[[\"relay\",\"" + relay.url() + "\"],[\"challenge\",\"challenge-42\"]]");
@@ -236,13 +236,8 @@ class RelayClientFaultTest {
 
     /** A well-shaped event with a distinct id; the fake relay checks neither id nor signature. */
     private static NostrEvent event(int n) {
-        return new NostrEvent(new EventId(sha256("event " + n)), new PublicKey(SIDECAR_PUBKEY), NOW.getEpochSecond(),
+        return new NostrEvent(new EventId(sha256("event " + n)), new PublicKey(AUTHOR_PUBKEY), NOW.getEpochSecond(),
                 9, List.of(List.of("h", "channel-1")), "message " + n, new Signature("00".repeat(64)));
-    }
-
-    private static NostrEvent unsignedAuth(String relayUrl, String challenge, long createdAt) {
-        return new NostrEvent(new EventId(sha256(challenge)), new PublicKey(SIDECAR_PUBKEY), createdAt, 22242,
-                List.of(List.of("relay", relayUrl), List.of("challenge", challenge)), "", new Signature("00".repeat(64)));
     }
 
     private static String sha256(String text) {

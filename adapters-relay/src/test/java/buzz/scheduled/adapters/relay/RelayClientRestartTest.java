@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.relay;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -16,8 +17,8 @@ class RelayClientRestartTest {
 
     @Test
     void publish_relayStoppedThenRestarted_transientWhileDownThenReconnectsAndPublishes() {
-        NostrEvent before = VectorEvents.named("valid_ascii_kind1");
-        NostrEvent during = VectorEvents.named("valid_emoji");
+        NostrEvent before = TestSigners.message(TestSigners.ALICE, "channel-1");
+        NostrEvent during = TestSigners.message(TestSigners.ALICE, "channel-1");
         try (TestRelay relay = TestRelay.start();
              RelayClient client = new RelayClient(
                      new RelaySettings(relay.url(), Duration.ofSeconds(2), Duration.ofMillis(20), Duration.ofMillis(250)),
@@ -39,7 +40,7 @@ class RelayClientRestartTest {
             assertThat(afterRestart).isEqualTo(new PublishResult.Published(false, ""));
             assertThat(beforeAgain).isInstanceOfSatisfying(PublishResult.Published.class,
                     published -> assertThat(published.duplicate()).isTrue());
-            assertThat(relay.event(during.id().hex())).contains(EventWire.eventJson(during));
+            assertThat(relay.event(during.id().hex())).contains(NostrEventJson.write(during));
         }
     }
 }

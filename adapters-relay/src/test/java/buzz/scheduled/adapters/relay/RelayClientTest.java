@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.relay;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -80,7 +81,7 @@ class RelayClientTest {
                     () -> new AssertionError(vector.getKey() + " was not stored; relay output:\n" + relay.output()));
 
             assertThat(result).as(vector.getKey()).isInstanceOf(PublishResult.Published.class);
-            assertThat(stored).as(vector.getKey()).isEqualTo(EventWire.eventJson(event));
+            assertThat(stored).as(vector.getKey()).isEqualTo(NostrEventJson.write(event));
             assertThat(JSON.readTree(stored).get("sig").asText()).as(vector.getKey()).isEqualTo(event.sig().hex());
         }
     }
@@ -95,6 +96,24 @@ class RelayClientTest {
 
         assertThat(result).isEqualTo(new PublishResult.Rejected("invalid", "id is wrong"));
         assertThat(relay.event(signed.id().hex())).isEmpty();
+    }
+
+    @Test
+    void publish_authorTheRelayRestricts_isRejectedRestrictedAndOthersPass() {
+        NostrEvent fromBob = TestSigners.message(TestSigners.BOB, "closed-channel");
+        NostrEvent fromAlice = TestSigners.message(TestSigners.ALICE, "closed-channel");
+        try (TestRelay restricting = TestRelay.builder()
+                .plugin("plugins/restricted-pubkeys.js")
+                .env("TEST_RELAY_RESTRICTED_PUBKEYS", TestSigners.BOB.publicKey().hex())
+                .start();
+             RelayClient other = new RelayClient(RelaySettings.of(restricting.url()),
+                     AuthEventSigner.with(TestSigners.SIDECAR), Instant::now)) {
+
+            assertThat(other.publish(fromBob, TIMEOUT))
+                    .isEqualTo(new PublishResult.Rejected("restricted", "not a member of this channel"));
+            assertThat(other.publish(fromAlice, TIMEOUT)).isEqualTo(new PublishResult.Published(false, ""));
+            assertThat(restricting.event(fromBob.id().hex())).isEmpty();
+        }
     }
 
     @Test

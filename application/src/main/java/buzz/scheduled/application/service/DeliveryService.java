@@ -50,6 +50,12 @@ public final class DeliveryService implements DeliveryUseCase {
                 || !(current.state() instanceof ScheduleState.Claimed)) {
             return new GateResult.Dropped("claim " + work.token() + " on " + work.id() + " was superseded");
         }
+        if (store.channelDeleted(current.channel())) {
+            // A message that was in flight when its channel was deleted may come back here for a retry.
+            return finish(current, work, (message, now) -> message.fail(work.token(), FailureReason.CHANNEL_DELETED, now))
+                    .<GateResult>map(GateResult.Ended::new)
+                    .orElseGet(() -> new GateResult.Dropped("lost the claim while recording channel_deleted"));
+        }
         AccessDecision decision = access.check(current.owner(), current.channel(), work.event().kind());
         if (decision instanceof AccessDecision.Denied denied) {
             return finish(current, work, (message, now) -> message.fail(work.token(), FailureReason.ACCESS_DENIED, now))

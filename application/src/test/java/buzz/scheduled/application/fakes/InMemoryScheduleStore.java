@@ -123,11 +123,22 @@ public final class InMemoryScheduleStore implements ScheduleStore {
                 || !stored.revision().equals(expected.revision())) {
             return false;
         }
-        rows.put(next.id(), next);
+        rows.put(next.id(), keepRenewedLease(stored, next));
         if (!next.revision().equals(expected.revision())) {
             history.get(next.id()).add(next);
         }
         return true;
+    }
+
+    /** Within one claim, a lease renewed after {@code next} was computed is never shortened by writing it. */
+    private static ScheduledMessage keepRenewedLease(ScheduledMessage stored, ScheduledMessage next) {
+        if (stored.state() instanceof ScheduleState.Claimed held && next.state() instanceof ScheduleState.Sending sending
+                && held.token().equals(sending.token()) && held.leaseUntil().isAfter(sending.leaseUntil())) {
+            return new ScheduledMessage(next.id(), next.owner(), next.channel(), next.revision(), next.eventId(),
+                    next.dueAt(), next.event(), new ScheduleState.Sending(sending.token(), held.leaseUntil()),
+                    next.attempts(), next.createdAt(), next.updatedAt());
+        }
+        return next;
     }
 
     @Override
@@ -212,6 +223,18 @@ public final class InMemoryScheduleStore implements ScheduleStore {
     /** How many rows in all (test inspection). */
     public synchronized int size() {
         return rows.size();
+    }
+
+    /** A snapshot of every row in insertion order (read by {@link InMemoryChannelAdministration}). */
+    public synchronized List<ScheduledMessage> rows() {
+        return List.copyOf(rows.values());
+    }
+
+    /** Deletes a row with its revision history and idempotency keys (the in-memory purges). */
+    public synchronized boolean delete(ScheduleId id) {
+        keys.values().removeIf(id::equals);
+        history.remove(id);
+        return rows.remove(id) != null;
     }
 
     private static ScheduledMessage moved(DeliveryOutcome outcome) {

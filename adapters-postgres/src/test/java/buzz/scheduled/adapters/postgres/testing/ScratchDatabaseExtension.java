@@ -5,9 +5,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.security.SecureRandom;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -146,20 +146,65 @@ public final class ScratchDatabaseExtension implements BeforeAllCallback, AfterA
      * schema; sequences keep counting (fencing tokens only grow).
      */
     public void truncateAllTables() {
+        List<String> tables = queryColumn("SELECT quote_ident(tablename) FROM pg_tables"
+                + " WHERE schemaname = 'public' AND tablename <> 'flyway_schema_history'");
+        if (!tables.isEmpty()) {
+            execute("TRUNCATE " + String.join(", ", tables) + " CASCADE");
+        }
+    }
+
+    /**
+     * Runs one SQL statement on the scratch database with positional {@code ?} parameters.
+     *
+     * @return the update count (0 for statements that change no rows)
+     * @throws IllegalStateException naming the statement and PostgreSQL's message when it fails
+     */
+    public int execute(String sql, Object... parameters) {
         requireActive();
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-            List<String> tables = new ArrayList<>();
-            try (ResultSet rs = statement.executeQuery("SELECT quote_ident(tablename) FROM pg_tables"
-                    + " WHERE schemaname = 'public' AND tablename <> 'flyway_schema_history'")) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(sql)) {
+            bind(statement, parameters);
+            statement.execute();
+            return Math.max(0, statement.getUpdateCount());
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The first column of every row a query returns, as text (SQL NULL as {@code null}).
+     *
+     * @throws IllegalStateException naming the query and PostgreSQL's message when it fails
+     */
+    public List<String> queryColumn(String sql, Object... parameters) {
+        requireActive();
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(sql)) {
+            bind(statement, parameters);
+            List<String> values = new ArrayList<>();
+            try (ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
-                    tables.add(rs.getString(1));
+                    values.add(rs.getString(1));
                 }
             }
-            if (!tables.isEmpty()) {
-                statement.execute("TRUNCATE " + String.join(", ", tables) + " CASCADE");
-            }
+            return values;
         } catch (SQLException e) {
-            throw new IllegalStateException("could not truncate the tables of " + databaseName, e);
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A query's single integer answer, e.g. a {@code count(*)}. */
+    public long queryLong(String sql, Object... parameters) {
+        List<String> values = queryColumn(sql, parameters);
+        if (values.size() != 1 || values.get(0) == null) {
+            throw new IllegalStateException(sql + ": expected one non-null value, got " + values);
+        }
+        return Long.parseLong(values.get(0));
+    }
+
+    private static void bind(PreparedStatement statement, Object[] parameters) throws SQLException {
+        for (int i = 0; i < parameters.length; i++) {
+            statement.setObject(i + 1, parameters[i]);
         }
     }
 

@@ -24,8 +24,9 @@ public interface DeliveryUseCase {
     List<ClaimedWork> claimDue(int limit);
 
     /**
-     * The fenced pre-send step: re-reads the message, re-checks token, revision, lease, lateness and access,
-     * and moves it {@code claimed → sending}. Only on {@link GateResult.Send} may the event be published.
+     * The fenced pre-send step: re-reads the message, re-checks token, revision, the channel's tombstone, access,
+     * lateness and lease, and moves it {@code claimed → sending}. Only on {@link GateResult.Send} may the event
+     * be published.
      */
     GateResult startSending(ClaimedWork work);
 

@@ -467,6 +467,24 @@ public abstract class ScheduleStoreContract {
     }
 
     @Test
+    void replace_sameClaimAfterARenewal_keepsTheRenewedLease() {
+        createdMessage(dueIn(Duration.ofSeconds(-60)));
+        ScheduledMessage claimed = store.claimDue(1, LEASE).get(0);
+        FencingToken token = claimed.token().orElseThrow();
+        store.renewLeases(List.of(new Claim(claimed.id(), token)), Duration.ofHours(1));
+        Instant renewedUntil = leaseUntil(store.find(claimed.id()).orElseThrow());
+        ScheduledMessage sending = ((buzz.scheduled.domain.schedule.DeliveryOutcome.Moved) claimed.startSending(
+                token, claimed.revision(), Duration.ofSeconds(1), Duration.ofMinutes(15), store.now())).message();
+
+        boolean written = store.replace(claimed, sending);
+
+        ScheduledMessage stored = store.find(claimed.id()).orElseThrow();
+        assertThat(written).isTrue();
+        assertThat(stored.state().wireName()).isEqualTo("sending");
+        assertThat(leaseUntil(stored)).isEqualTo(renewedUntil);
+    }
+
+    @Test
     void reapExpiredLeases_expiredAndLiveClaims_returnsOnlyExpiredOnesToScheduledOnce() {
         createdMessage(dueIn(Duration.ofSeconds(-60)));
         ScheduledMessage shortLease = single(store.claimDue(1, Duration.ofSeconds(10)));

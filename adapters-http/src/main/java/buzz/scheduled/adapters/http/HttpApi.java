@@ -1,0 +1,469 @@
+package buzz.scheduled.adapters.http;
+
+import buzz.scheduled.application.port.in.AuthenticateRequestCommand;
+import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
+import buzz.scheduled.application.port.in.AuthenticationResult;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import io.javalin.http.HttpResponseException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sidecar's HTTP API (SPEC §4) on Javalin over Jetty with virtual threads: the owner routes (NIP-98
+ * authenticated, scoped to the authenticated pubkey, {@code 404 feature_disabled} while the feature is off), the
+ * NIP-11 style info document, health, readiness, metrics and the OpenAPI document.
+ *
+ * <p>Every owner request goes: feature flag → body size cap ({@code 413 too_large}) → NIP-98 authentication
+ * ({@code 401 unauthorized}) → strict body parse ({@code 400 invalid_request} / {@code 400 invalid_event}) → the use
+ * case, which applies the rest of SPEC §3.1 in order. Use cases run under a deadline: a store or access policy that
+ * cannot answer within {@link HttpSettings#requestTimeout()} (or throws a timeout/connection failure) gives
+ * {@code 503 unavailable} with {@code Retry-After}, never a hung request.
+ *
+ * <p>Operator routes (SPEC §4) are the third {@link Access} kind: NIP-98 authentication as for owners
+ * ({@code 401 unauthorized}), then the pubkey must be in {@code RELAY_OPERATOR_PUBKEYS} ({@code 403 forbidden}
+ * otherwise). They answer whether or not the feature flag is on: deletion and reservations matter for messages
+ * already accepted.
+ */
+public final class HttpApi {
+    private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+    private static final String ROUTE_ATTRIBUTE = "buzz.route";
+    private static final String OPENAPI_RESOURCE = "/buzz/scheduled/adapters/http/openapi.yaml";
+    private static final String NOSTR_JSON = "application/nostr+json";
+
+    /** Who may call a route. */
+    enum Access {
+        /** Anyone (info, health, readiness, metrics, OpenAPI). */
+        PUBLIC,
+        /** NIP-98 authenticated owners, only while the feature is on. */
+        OWNER,
+        /** NIP-98 authenticated operators ({@code RELAY_OPERATOR_PUBKEYS}), whatever the feature flag says. */
+        OPERATOR
+    }
+
+    /** A route of the API: method and path template as registered ({@code /v1/scheduled-messages/{id}}). */
+    public record Route(String method, String path) {
+        public Route {
+            if (method == null || path == null || !path.startsWith("/")) {
+                throw new IllegalArgumentException("a route needs a method and an absolute path template");
+            }
+        }
+    }
+
+    private record Entry(Route route, Access access, Function<OwnerRequest, Answer> ownerHandler,
+                         Function<Context, Answer> publicHandler, Function<OperatorRequest, Answer> operatorHandler) {
+    }
+
+    private final AuthenticateRequestUseCase authentication;
+    private final ReadinessCheck readiness;
+    private final HttpSettings settings;
+    private final OwnerRoutes owner;
+    private final OperatorAccess operatorAccess;
+    private final Optional<OperatorRoutes> operator;
+    private final RequestMetrics metrics = new RequestMetrics();
+    private final ObjectMapper json = new ObjectMapper();
+    private final String openApi;
+    private final List<Entry> entries;
+    private Javalin app;
+    private ExecutorService calls;
+
+    /**
+     * @param useCases       the owner use cases (typically one {@code OwnerMessagesService})
+     * @param authentication NIP-98 request authentication
+     * @param readiness      what {@code GET /readyz} asks (e.g. a database ping)
+     * @param settings       feature flag, public base URL, limits
+     * @throws IllegalStateException when the OpenAPI document is missing from the classpath (a build fault)
+     */
+    public HttpApi(OwnerUseCases useCases, AuthenticateRequestUseCase authentication, ReadinessCheck readiness,
+                   HttpSettings settings) {
+        this(useCases, OperatorAccess.none(), authentication, readiness, settings);
+    }
+
+    /**
+     * @param useCases       the owner use cases (typically one {@code OwnerMessagesService})
+     * @param operatorAccess the operator pubkeys and use cases ({@link OperatorAccess#none()}: every operator
+     *                       request is forbidden)
+     * @param authentication NIP-98 request authentication
+     * @param readiness      what {@code GET /readyz} asks (e.g. a database ping)
+     * @param settings       feature flag, public base URL, limits
+     * @throws IllegalStateException when the OpenAPI document is missing from the classpath (a build fault)
+     */
+    public HttpApi(OwnerUseCases useCases, OperatorAccess operatorAccess, AuthenticateRequestUseCase authentication,
+                   ReadinessCheck readiness, HttpSettings settings) {
+        if (useCases == null || operatorAccess == null || authentication == null || readiness == null
+                || settings == null) {
+            throw new IllegalArgumentException(
+                    "HTTP API needs use cases, operator access, authentication, readiness and settings");
+        }
+        this.authentication = authentication;
+        this.readiness = readiness;
+        this.settings = settings;
+        this.owner = new OwnerRoutes(useCases, settings);
+        this.operatorAccess = operatorAccess;
+        this.operator = operatorAccess.useCases().map(OperatorRoutes::new);
+        this.openApi = readOpenApi();
+        this.entries = List.of(
+                ownerRoute("POST", OwnerRoutes.COLLECTION, owner::create),
+                ownerRoute("GET", OwnerRoutes.COLLECTION, owner::list),
+                ownerRoute("GET", OwnerRoutes.COLLECTION + "/{id}", owner::get),
+                ownerRoute("PUT", OwnerRoutes.COLLECTION + "/{id}", owner::revise),
+                ownerRoute("DELETE", OwnerRoutes.COLLECTION + "/{id}", owner::cancel),
+                ownerRoute("POST", OwnerRoutes.COLLECTION + "/{id}/send-now", owner::sendNow),
+                publicRoute("GET", "/v1/info", ctx -> info(ctx, false)),
+                publicRoute("GET", "/", ctx -> info(ctx, true)),
+                publicRoute("GET", "/healthz", ctx -> new Answer.Json(200, Map.of("status", "up"))),
+                publicRoute("GET", "/readyz", ctx -> ready()),
+                publicRoute("GET", "/metrics", ctx -> new Answer.Text(200, "text/plain; version=0.0.4; charset=utf-8",
+                        metrics.render() + operator.map(OperatorRoutes::metrics).orElse(""), Map.of())),
+                publicRoute("GET", "/openapi.yaml", ctx -> new Answer.Text(200, "application/yaml; charset=utf-8",
+                        openApi, Map.of())),
+                operatorRoute("GET", OperatorRoutes.RESERVATIONS, OperatorRoutes::reservations),
+                operatorRoute("POST", OperatorRoutes.CHANNEL_DELETED, OperatorRoutes::channelDeleted),
+                operatorRoute("POST", OperatorRoutes.MEMBER_REMOVED, OperatorRoutes::memberRemoved),
+                operatorRoute("DELETE", OperatorRoutes.OWNER, OperatorRoutes::purgeOwner),
+                operatorRoute("DELETE", OperatorRoutes.ALL_MESSAGES, OperatorRoutes::purgeAll));
+    }
+
+    /** Every route this API serves, in registration order (the OpenAPI document lists exactly these). */
+    public List<Route> routes() {
+        return entries.stream().map(Entry::route).toList();
+    }
+
+    /**
+     * Starts listening.
+     *
+     * @param host interface to bind, e.g. {@code 127.0.0.1}
+     * @param port TCP port, 0 for an ephemeral one
+     * @return the bound port
+     * @throws IllegalStateException when already started
+     */
+    public synchronized int start(String host, int port) {
+        if (app != null) {
+            throw new IllegalStateException("HTTP API already started on port " + app.port());
+        }
+        calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("http-call-", 0).factory());
+        Javalin created = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.startup.showOldJavalinVersionWarning = false;
+            config.concurrency.useVirtualThreads = true;
+            config.http.maxRequestSize = settings.maxBodyBytes();
+            config.http.prefer405over404 = true;
+            config.jetty.modifyHttpConfiguration(http -> {
+                http.setRequestHeaderSize(settings.maxHeaderBytes());
+                http.setSendServerVersion(false);
+            });
+            config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorPages(settings.maxHeaderBytes())));
+            config.requestLogger.http((ctx, millis) -> {
+                String route = ctx.attribute(ROUTE_ATTRIBUTE);
+                metrics.request(ctx.req().getMethod(), route == null ? "unmatched" : route, ctx.statusCode(),
+                        millis / 1000.0);
+            });
+            for (Entry entry : entries) {
+                config.routes.addHttpHandler(HandlerType.findOrCreate(entry.route().method()), entry.route().path(),
+                        ctx -> {
+                            ctx.attribute(ROUTE_ATTRIBUTE, entry.route().path());
+                            write(ctx, serve(entry, ctx));
+                        });
+            }
+            config.routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, frameworkProblem(e, ctx)));
+            config.routes.exception(Exception.class, (e, ctx) -> write(ctx, failure(e, ctx)));
+        });
+        try {
+            created.start(host, port);
+        } catch (RuntimeException e) {
+            calls.shutdownNow();
+            calls = null;
+            throw e;
+        }
+        app = created;
+        LOG.info("HTTP API listening on {}:{} (scheduled messages {}, public base URL {})", host, created.port(),
+                settings.scheduledMessages() ? "on" : "off", settings.publicBaseUrl());
+        return created.port();
+    }
+
+    /** Stops listening and abandons in-flight use-case calls; a stopped API may not be started again. */
+    public synchronized void stop() {
+        if (app != null) {
+            app.stop();
+            app = null;
+        }
+        if (calls != null) {
+            calls.shutdownNow();
+            calls = null;
+        }
+    }
+
+    /** Package-private for tests: the routes Javalin actually registered ({@code METHOD path}). */
+    synchronized List<Route> registeredRoutes() {
+        if (app == null) {
+            throw new IllegalStateException("not started");
+        }
+        return app.unsafe.internalRouter.allHttpHandlers().stream()
+                .map(parsed -> new Route(parsed.endpoint.method.toString(), parsed.endpoint.path))
+                .toList();
+    }
+
+    /** Package-private for tests: a request count by method, route template and status. */
+    long requestCount(String method, String route, int status) {
+        return metrics.count(method, route, status);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    private Answer serve(Entry entry, Context ctx) {
+        if (entry.access() == Access.PUBLIC) {
+            return entry.publicHandler().apply(ctx);
+        }
+        boolean operatorRoute = entry.access() == Access.OPERATOR;
+        if (!operatorRoute && !settings.scheduledMessages()) {
+            return new Answer.Problem(404, "feature_disabled",
+                    "scheduled messages are switched off on this server (BUZZ_SCHEDULED_MESSAGES)");
+        }
+        byte[] body;
+        switch (readBody(ctx)) {
+            case BodyRead.TooLarge tooLarge -> {
+                return tooLarge.problem();
+            }
+            case BodyRead.Bytes bytes -> body = bytes.body();
+        }
+        String query = ctx.queryString();
+        String url = settings.publicBaseUrl() + ctx.req().getRequestURI() + (query == null ? "" : "?" + query);
+        AuthenticationResult authenticated = authentication.authenticate(new AuthenticateRequestCommand(
+                ctx.req().getMethod(), url, body, ctx.header("Authorization")));
+        return switch (authenticated) {
+            case AuthenticationResult.Refused refused -> new Answer.Problem(401, "unauthorized",
+                    "NIP-98 authentication failed: " + refused.message(), Map.of("WWW-Authenticate", "Nostr"));
+            case AuthenticationResult.Authenticated caller when operatorRoute -> {
+                if (!operatorAccess.isOperator(caller.pubkey()) || operator.isEmpty()) {
+                    yield new Answer.Problem(403, "forbidden", "pubkey " + caller.pubkey().hex()
+                            + " is not an operator of this sidecar (RELAY_OPERATOR_PUBKEYS)");
+                }
+                OperatorRequest request = new OperatorRequest(caller.pubkey(), Map.copyOf(ctx.pathParamMap()),
+                        queryParameters(ctx), body);
+                yield withinDeadline(() -> entry.operatorHandler().apply(request));
+            }
+            case AuthenticationResult.Authenticated caller -> {
+                OwnerRequest request = new OwnerRequest(caller.pubkey(), Map.copyOf(ctx.pathParamMap()),
+                        queryParameters(ctx), headers(ctx), body);
+                yield withinDeadline(() -> entry.ownerHandler().apply(request));
+            }
+        };
+    }
+
+    private sealed interface BodyRead {
+        record Bytes(byte[] body) implements BodyRead {
+        }
+
+        record TooLarge(Answer.Problem problem) implements BodyRead {
+        }
+    }
+
+    /** Reads at most the body cap; a declared or actual length over it is refused unread. */
+    private BodyRead readBody(Context ctx) {
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > settings.maxBodyBytes()) {
+            return new BodyRead.TooLarge(tooLarge(declared));
+        }
+        try (InputStream in = ctx.req().getInputStream()) {
+            byte[] body = in.readNBytes(settings.maxBodyBytes() + 1);
+            if (body.length > settings.maxBodyBytes()) {
+                return new BodyRead.TooLarge(tooLarge(-1));
+            }
+            return new BodyRead.Bytes(body);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read the request body", e);
+        }
+    }
+
+    private Answer.Problem tooLarge(long declared) {
+        return new Answer.Problem(413, "too_large", "the request body "
+                + (declared >= 0 ? "is " + declared + " bytes; " : "is too large; ")
+                + "at most " + settings.maxBodyBytes() + " bytes are read (event content may be up to "
+                + settings.maxContentBytes() + " bytes)");
+    }
+
+    /** Runs a route on its own virtual thread and gives up after the request timeout. */
+    private Answer withinDeadline(Callable<Answer> route) {
+        Future<Answer> future;
+        try {
+            future = calls.submit(route);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return Answer.Problem.unavailable("the server is shutting down", settings.retryAfter().toSeconds());
+        }
+        try {
+            return future.get(settings.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            return Answer.Problem.unavailable("the store did not answer within "
+                    + settings.requestTimeout().toMillis() + " ms; try again (a create retried with the same "
+                    + "Idempotency-Key or event is never stored twice)", settings.retryAfter().toSeconds());
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            Thread.currentThread().interrupt();
+            return Answer.Problem.unavailable("the request was interrupted", settings.retryAfter().toSeconds());
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException("route failed", cause);
+        }
+    }
+
+    private Answer info(Context ctx, boolean root) {
+        String accept = ctx.header("Accept");
+        boolean nostrJson = accept != null && accept.toLowerCase(Locale.ROOT).contains(NOSTR_JSON);
+        if (root && !nostrJson) {
+            return new Answer.Problem(406, "not_acceptable",
+                    "GET / answers only Accept: application/nostr+json (NIP-11); the API is under /v1");
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Access-Control-Allow-Origin", "*");
+        headers.put("Content-Type", nostrJson ? NOSTR_JSON : "application/json");
+        return new Answer.Json(200, InfoDocument.of(settings), headers);
+    }
+
+    private Answer ready() {
+        Answer answer = withinDeadline(() -> switch (readinessCheck()) {
+            case ReadinessCheck.Readiness.Ready ready -> new Answer.Json(200, Map.of("status", "ready"));
+            case ReadinessCheck.Readiness.NotReady notReady -> notReady(notReady.reason());
+        });
+        if (answer instanceof Answer.Problem problem && problem.status() == 503
+                && !"not_ready".equals(problem.code())) {
+            return notReady("the readiness check did not answer within " + settings.requestTimeout().toMillis()
+                    + " ms");
+        }
+        return answer;
+    }
+
+    private ReadinessCheck.Readiness readinessCheck() {
+        try {
+            ReadinessCheck.Readiness readinessAnswer = readiness.check();
+            return readinessAnswer == null ? new ReadinessCheck.Readiness.NotReady("readiness check gave no answer")
+                    : readinessAnswer;
+        } catch (RuntimeException e) {
+            return new ReadinessCheck.Readiness.NotReady("readiness check failed: " + e);
+        }
+    }
+
+    private Answer notReady(String reason) {
+        return new Answer.Problem(503, "not_ready", reason,
+                Map.of("Retry-After", Long.toString(settings.retryAfter().toSeconds())));
+    }
+
+    private Answer frameworkProblem(HttpResponseException e, Context ctx) {
+        String request = ctx.req().getMethod() + " " + ctx.req().getRequestURI();
+        return switch (e.getStatus()) {
+            case 404 -> Answer.Problem.notFound("no route " + request);
+            case 405 -> new Answer.Problem(405, "method_not_allowed", "method not allowed: " + request);
+            case 413 -> tooLarge(-1);
+            default -> new Answer.Problem(e.getStatus(), e.getStatus() >= 500 ? "internal_error" : "invalid_request",
+                    e.getMessage() == null ? "request failed with status " + e.getStatus() : e.getMessage());
+        };
+    }
+
+    private Answer failure(Exception e, Context ctx) {
+        if (UnavailableCauses.unavailable(e)) {
+            LOG.warn("{} {}: a dependency is unavailable: {}", ctx.req().getMethod(), ctx.req().getRequestURI(),
+                    e.toString());
+            return Answer.Problem.unavailable("a dependency of the server is unavailable; try again",
+                    settings.retryAfter().toSeconds());
+        }
+        LOG.error("{} {} failed", ctx.req().getMethod(), ctx.req().getRequestURI(), e);
+        return new Answer.Problem(500, "internal_error", "the server failed to answer this request; it was logged");
+    }
+
+    private void write(Context ctx, Answer answer) {
+        ctx.status(answer.status());
+        String contentType = switch (answer) {
+            case Answer.Json j -> "application/json";
+            case Answer.Problem p -> "application/json";
+            case Answer.Text t -> t.contentType();
+        };
+        ctx.contentType(contentType);
+        answer.headers().forEach(ctx::header);
+        try {
+            byte[] bytes = switch (answer) {
+                case Answer.Json j -> json.writeValueAsBytes(j.body());
+                case Answer.Problem p -> json.writeValueAsBytes(p.body());
+                case Answer.Text t -> t.body().getBytes(StandardCharsets.UTF_8);
+            };
+            ctx.result(bytes);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("could not write a JSON answer", e);
+        }
+        if (answer instanceof Answer.Problem problem) {
+            metrics.refusal(problem.code());
+        }
+    }
+
+    private static Map<String, List<String>> queryParameters(Context ctx) {
+        Map<String, List<String>> query = new LinkedHashMap<>();
+        ctx.queryParamMap().forEach((name, values) -> query.put(name, List.copyOf(values)));
+        return Collections.unmodifiableMap(query);
+    }
+
+    private static Map<String, List<String>> headers(Context ctx) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        for (String name : OwnerRequest.HEADERS) {
+            List<String> values = new ArrayList<>();
+            ctx.req().getHeaders(name).asIterator().forEachRemaining(values::add);
+            if (!values.isEmpty()) {
+                headers.put(name, List.copyOf(values));
+            }
+        }
+        return Collections.unmodifiableMap(headers);
+    }
+
+    private static Entry ownerRoute(String method, String path, Function<OwnerRequest, Answer> handler) {
+        return new Entry(new Route(method, path), Access.OWNER, handler, null, null);
+    }
+
+    private static Entry publicRoute(String method, String path, Function<Context, Answer> handler) {
+        return new Entry(new Route(method, path), Access.PUBLIC, null, handler, null);
+    }
+
+    private Entry operatorRoute(String method, String path,
+                                java.util.function.BiFunction<OperatorRoutes, OperatorRequest, Answer> handler) {
+        // Only reached after the operator check, which needs operator use cases to pass.
+        return new Entry(new Route(method, path), Access.OPERATOR, null, null,
+                request -> handler.apply(operator.orElseThrow(), request));
+    }
+
+    private static String readOpenApi() {
+        try (InputStream in = HttpApi.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("the OpenAPI document " + OPENAPI_RESOURCE
+                        + " is missing from the classpath (the build copies docs/openapi.yaml there)");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read the OpenAPI document", e);
+        }
+    }
+}

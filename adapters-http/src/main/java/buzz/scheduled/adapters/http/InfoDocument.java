@@ -1,0 +1,38 @@
+package buzz.scheduled.adapters.http;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The NIP-11 style document of {@code GET /v1/info} (and {@code GET /} with
+ * {@code Accept: application/nostr+json}). With the feature on it lists {@value #EXTENSION} in
+ * {@code supported_extensions} and the limits in {@code limitation}; with it off it advertises nothing
+ * (SPEC §3.11): an empty {@code supported_extensions} and no {@code limitation}.
+ */
+final class InfoDocument {
+    /** The draft feature's name (SPEC §3.11). */
+    static final String EXTENSION = "buzz-scheduled-messages-v1";
+
+    private InfoDocument() {
+    }
+
+    static Map<String, Object> of(HttpSettings settings) {
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("name", "buzz-scheduled-delivery");
+        info.put("description", "Durable scheduled delivery of signed Nostr events for a chat relay.");
+        info.put("software", "buzz-scheduled-delivery");
+        if (settings.scheduledMessages()) {
+            info.put("supported_extensions", List.of(EXTENSION));
+            Map<String, Object> limitation = new LinkedHashMap<>();
+            limitation.put("max_schedule_horizon_seconds", settings.horizon().toSeconds());
+            limitation.put("max_content_bytes", settings.maxContentBytes());
+            limitation.put("max_pending_per_owner", settings.maxPendingPerOwner());
+            limitation.put("auth_required", true);
+            info.put("limitation", limitation);
+        } else {
+            info.put("supported_extensions", List.of());
+        }
+        return info;
+    }
+}

@@ -1,0 +1,45 @@
+package buzz.scheduled.adapters.http;
+
+import buzz.scheduled.domain.nostr.NostrEventJson;
+import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The item document of SPEC §4: {@code id, revision, state, reason, channel, event_id, due_at, attempts,
+ * created_at, updated_at, published_at, event}. Times are Unix seconds; {@code reason} and {@code published_at}
+ * are null when not applicable; {@code event} is absent once the payload is purged.
+ */
+final class ItemJson {
+    private ItemJson() {
+    }
+
+    /** The item as an ordered JSON object. */
+    static Map<String, Object> of(ScheduledMessage message) {
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put("id", message.id().toString());
+        item.put("revision", message.revision().number());
+        item.put("state", message.state().wireName());
+        item.put("reason", message.failureReason().map(FailureReason::wireName).orElse(null));
+        item.put("channel", message.channel().value());
+        item.put("event_id", message.eventId().hex());
+        item.put("due_at", seconds(message.dueAt()));
+        item.put("attempts", message.attempts());
+        item.put("created_at", seconds(message.createdAt()));
+        item.put("updated_at", seconds(message.updatedAt()));
+        item.put("published_at", message.publishedAt().map(ItemJson::seconds).orElse(null));
+        message.event().ifPresent(event -> item.put("event", NostrEventJson.toJson(event)));
+        return item;
+    }
+
+    /** {@code ETag} value for the current revision: {@code "<revision>"}. */
+    static String etag(ScheduledMessage message) {
+        return "\"" + message.revision().number() + "\"";
+    }
+
+    private static Long seconds(Instant instant) {
+        return instant.getEpochSecond();
+    }
+}

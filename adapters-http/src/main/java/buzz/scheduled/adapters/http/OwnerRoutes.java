@@ -1,0 +1,321 @@
+package buzz.scheduled.adapters.http;
+
+import buzz.scheduled.application.port.in.CancelMessageUseCase.CancelMessageCommand;
+import buzz.scheduled.application.port.in.OwnerChangeResult;
+import buzz.scheduled.application.port.in.ReviseMessageUseCase.ReviseMessageCommand;
+import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleMessageCommand;
+import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
+import buzz.scheduled.application.port.in.SendNowUseCase.SendNowCommand;
+import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.out.ScheduleStore.Cursor;
+import buzz.scheduled.application.port.out.ScheduleStore.IdempotencyKey;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.Revision;
+import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The owner routes of SPEC §4 after authentication: create, list, get, edit, cancel and send now, each scoped to
+ * the authenticated owner. Every outcome is an {@link Answer}; nothing here throws for bad input.
+ */
+final class OwnerRoutes {
+    /** Where items live; {@code Location} is the public base URL + this + "/" + id. */
+    static final String COLLECTION = "/v1/scheduled-messages";
+    /** Default page size of the list. */
+    static final int DEFAULT_LIMIT = 50;
+    /** States listed when {@code state} is not given: the non-terminal ones. */
+    static final Set<String> DEFAULT_STATES = Set.of("scheduled", "claimed", "sending");
+    /** Every state wire name (SPEC §2). */
+    static final List<String> STATES = List.of("scheduled", "claimed", "sending", "published", "cancelled", "failed");
+
+    private static final Set<String> LIST_PARAMETERS = Set.of("state", "channel", "limit", "cursor");
+    private static final Pattern IF_MATCH = Pattern.compile("\"([1-9][0-9]{0,9})\"");
+
+    private final OwnerUseCases useCases;
+    private final HttpSettings settings;
+
+    OwnerRoutes(OwnerUseCases useCases, HttpSettings settings) {
+        this.useCases = useCases;
+        this.settings = settings;
+    }
+
+    /** {@code POST /v1/scheduled-messages}: admission (SPEC §3.1) with stable retries (§3.2). */
+    Answer create(OwnerRequest request) {
+        Optional<Answer> badType = contentType(request);
+        if (badType.isPresent()) {
+            return badType.get();
+        }
+        NostrEvent event;
+        switch (RequestBody.read(request.body(), true)) {
+            case RequestBody.Envelope.Bad bad -> {
+                return bad.problem();
+            }
+            case RequestBody.Envelope.Empty empty -> {
+                return Answer.Problem.invalidRequest("the request body has no \"event\" member");
+            }
+            case RequestBody.Envelope.WithEvent withEvent -> event = withEvent.event();
+        }
+        List<String> keys = request.header("idempotency-key");
+        if (keys.size() > 1) {
+            return Answer.Problem.invalidRequest("Idempotency-Key is given " + keys.size() + " times; give it once");
+        }
+        Optional<String> key = keys.stream().findFirst();
+        if (key.isPresent()) {
+            Optional<String> wrong = idempotencyKeyProblem(key.get());
+            if (wrong.isPresent()) {
+                return Answer.Problem.invalidRequest(wrong.get());
+            }
+        }
+        ScheduleResult result = useCases.schedule().schedule(new ScheduleMessageCommand(request.owner(), event, key));
+        return switch (result) {
+            case ScheduleResult.Created created -> item(201, created.message(), true);
+            case ScheduleResult.Replayed replayed -> item(200, replayed.message(), true);
+            case ScheduleResult.Refused refused -> Answer.Problem.refusal(refused.refusal());
+            case ScheduleResult.IdempotencyConflict conflict ->
+                    new Answer.Problem(422, "idempotency_conflict", conflict.message());
+            case ScheduleResult.Unavailable unavailable -> unavailable(unavailable.message());
+        };
+    }
+
+    /** {@code GET /v1/scheduled-messages?state=&channel=&limit=&cursor=}. */
+    Answer list(OwnerRequest request) {
+        Map<String, List<String>> query = request.query();
+        for (Map.Entry<String, List<String>> parameter : query.entrySet()) {
+            if (!LIST_PARAMETERS.contains(parameter.getKey())) {
+                return Answer.Problem.invalidRequest("unknown query parameter \"" + parameter.getKey()
+                        + "\"; accepted: state, channel, limit, cursor");
+            }
+            if (parameter.getValue().size() > 1) {
+                return Answer.Problem.invalidRequest("query parameter \"" + parameter.getKey() + "\" is given "
+                        + parameter.getValue().size() + " times; give it once (state takes a comma list)");
+            }
+        }
+        Set<String> states = DEFAULT_STATES;
+        Optional<String> stateParam = single(query, "state");
+        if (stateParam.isPresent()) {
+            states = new LinkedHashSet<>();
+            for (String name : stateParam.get().split(",", -1)) {
+                if (!STATES.contains(name)) {
+                    return Answer.Problem.invalidRequest("state \"" + name + "\" is not a state; use a comma list of "
+                            + String.join(", ", STATES));
+                }
+                states.add(name);
+            }
+        }
+        Optional<Channel> channel = Optional.empty();
+        Optional<String> channelParam = single(query, "channel");
+        if (channelParam.isPresent()) {
+            try {
+                channel = Optional.of(new Channel(channelParam.get()));
+            } catch (IllegalArgumentException e) {
+                return Answer.Problem.invalidRequest("channel is not a channel id: " + e.getMessage());
+            }
+        }
+        int limit = DEFAULT_LIMIT;
+        Optional<String> limitParam = single(query, "limit");
+        if (limitParam.isPresent()) {
+            String text = limitParam.get();
+            if (!text.matches("[1-9][0-9]{0,3}") || Integer.parseInt(text) > ScheduleStore.ListQuery.MAX_LIMIT) {
+                return Answer.Problem.invalidRequest("limit must be a whole number from 1 to "
+                        + ScheduleStore.ListQuery.MAX_LIMIT + ", got \"" + text + "\"");
+            }
+            limit = Integer.parseInt(text);
+        }
+        Optional<Cursor> after = Optional.empty();
+        Optional<String> cursorParam = single(query, "cursor");
+        if (cursorParam.isPresent()) {
+            after = ListCursor.decode(cursorParam.get());
+            if (after.isEmpty()) {
+                return Answer.Problem.invalidRequest("cursor is not one this server gave out; pass next_cursor "
+                        + "from the previous page unchanged");
+            }
+        }
+        ScheduleStore.Page page = useCases.list().list(
+                new ScheduleStore.ListQuery(request.owner(), states, channel, limit, after));
+        List<Object> items = new ArrayList<>(page.items().size());
+        for (ScheduledMessage message : page.items()) {
+            if (!message.owner().equals(request.owner())) {
+                throw new IllegalStateException("list for " + request.owner() + " returned message " + message.id()
+                        + " of another owner");
+            }
+            items.add(ItemJson.of(message));
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("items", items);
+        body.put("next_cursor", page.next().map(ListCursor::encode).orElse(null));
+        return new Answer.Json(200, body);
+    }
+
+    /** {@code GET /v1/scheduled-messages/{id}}. */
+    Answer get(OwnerRequest request) {
+        Optional<ScheduleId> id = id(request);
+        if (id.isEmpty()) {
+            return missing(request);
+        }
+        return useCases.get().get(request.owner(), id.get())
+                .<Answer>map(message -> item(200, message, false))
+                .orElseGet(() -> missing(request));
+    }
+
+    /** {@code PUT /v1/scheduled-messages/{id}} with {@code If-Match} (SPEC §3.3). */
+    Answer revise(OwnerRequest request) {
+        Optional<ScheduleId> id = id(request);
+        if (id.isEmpty()) {
+            return missing(request);
+        }
+        List<String> ifMatch = request.header("if-match");
+        if (ifMatch.isEmpty()) {
+            return new Answer.Problem(428, "precondition_required",
+                    "an edit needs If-Match: \"<revision>\" with the revision you last read (its ETag)");
+        }
+        var matcher = IF_MATCH.matcher(ifMatch.get(0).strip());
+        if (ifMatch.size() > 1 || !matcher.matches() || Long.parseLong(matcher.group(1)) > Integer.MAX_VALUE) {
+            return Answer.Problem.invalidRequest("If-Match must be one entity tag naming a revision, like \"3\"; got "
+                    + String.join(", ", ifMatch));
+        }
+        Revision expected = new Revision(Integer.parseInt(matcher.group(1)));
+        Optional<Answer> badType = contentType(request);
+        if (badType.isPresent()) {
+            return badType.get();
+        }
+        NostrEvent event;
+        switch (RequestBody.read(request.body(), true)) {
+            case RequestBody.Envelope.Bad bad -> {
+                return bad.problem();
+            }
+            case RequestBody.Envelope.Empty empty -> {
+                return Answer.Problem.invalidRequest("the request body has no \"event\" member");
+            }
+            case RequestBody.Envelope.WithEvent withEvent -> event = withEvent.event();
+        }
+        return change(request, useCases.revise().revise(
+                new ReviseMessageCommand(request.owner(), id.get(), event, expected)), 200);
+    }
+
+    /** {@code DELETE /v1/scheduled-messages/{id}} (SPEC §3.4). */
+    Answer cancel(OwnerRequest request) {
+        Optional<ScheduleId> id = id(request);
+        if (id.isEmpty()) {
+            return missing(request);
+        }
+        return change(request, useCases.cancel().cancel(new CancelMessageCommand(request.owner(), id.get())), 200);
+    }
+
+    /** {@code POST /v1/scheduled-messages/{id}/send-now}, optional body {@code {"event":{…}}} (SPEC §3.5). */
+    Answer sendNow(OwnerRequest request) {
+        Optional<ScheduleId> id = id(request);
+        if (id.isEmpty()) {
+            return missing(request);
+        }
+        Optional<NostrEvent> event;
+        if (request.body().length > 0) {
+            Optional<Answer> badType = contentType(request);
+            if (badType.isPresent()) {
+                return badType.get();
+            }
+        }
+        switch (RequestBody.read(request.body(), false)) {
+            case RequestBody.Envelope.Bad bad -> {
+                return bad.problem();
+            }
+            case RequestBody.Envelope.Empty empty -> event = Optional.empty();
+            case RequestBody.Envelope.WithEvent withEvent -> event = Optional.of(withEvent.event());
+        }
+        return change(request, useCases.sendNow().sendNow(new SendNowCommand(request.owner(), id.get(), event)), 202);
+    }
+
+    private Answer change(OwnerRequest request, OwnerChangeResult result, int okStatus) {
+        return switch (result) {
+            case OwnerChangeResult.Done done -> item(okStatus, done.message(), false);
+            case OwnerChangeResult.NotFound notFound -> missing(request);
+            case OwnerChangeResult.RevisionConflict conflict -> new Answer.Problem(412, "revision_conflict",
+                    "If-Match names revision " + request.header("if-match").stream().findFirst().orElse("?")
+                            + " but the current revision is \"" + conflict.current().number()
+                            + "\"; read the message again and re-apply your change",
+                    Map.of("ETag", "\"" + conflict.current().number() + "\""));
+            case OwnerChangeResult.StateConflict conflict ->
+                    Answer.Problem.stateConflict(conflict.refusal(), conflict.message());
+            case OwnerChangeResult.Refused refused -> Answer.Problem.refusal(refused.refusal());
+            case OwnerChangeResult.Unavailable unavailable -> unavailable(unavailable.message());
+        };
+    }
+
+    private Answer item(int status, ScheduledMessage message, boolean withLocation) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("ETag", ItemJson.etag(message));
+        if (withLocation) {
+            headers.put("Location", settings.publicBaseUrl() + COLLECTION + "/" + message.id());
+        }
+        return new Answer.Json(status, ItemJson.of(message), headers);
+    }
+
+    private Answer unavailable(String message) {
+        return Answer.Problem.unavailable(message, settings.retryAfter().toSeconds());
+    }
+
+    private static Answer missing(OwnerRequest request) {
+        return Answer.Problem.notFound("no scheduled message " + request.pathParams().get("id") + " for this owner");
+    }
+
+    private static Optional<ScheduleId> id(OwnerRequest request) {
+        try {
+            return Optional.of(ScheduleId.parse(request.pathParams().get("id")));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<String> single(Map<String, List<String>> query, String name) {
+        List<String> values = query.get(name);
+        return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+    }
+
+    /** A body must be JSON when it has a declared type: {@code application/json}, optionally {@code charset=utf-8}. */
+    private static Optional<Answer> contentType(OwnerRequest request) {
+        List<String> types = request.header("content-type");
+        if (types.isEmpty()) {
+            return Optional.empty();
+        }
+        String[] parts = types.get(0).split(";");
+        String media = parts[0].strip().toLowerCase(java.util.Locale.ROOT);
+        boolean utf8 = true;
+        for (int i = 1; i < parts.length; i++) {
+            String parameter = parts[i].strip().toLowerCase(java.util.Locale.ROOT).replace("\"", "");
+            if (parameter.startsWith("charset=") && !parameter.equals("charset=utf-8")) {
+                utf8 = false;
+            }
+        }
+        if (types.size() > 1 || !media.equals("application/json") || !utf8) {
+            return Optional.of(new Answer.Problem(415, "invalid_request", "the request body must be "
+                    + "application/json in UTF-8, got Content-Type: " + String.join(", ", types)));
+        }
+        return Optional.empty();
+    }
+
+    /** Why an {@code Idempotency-Key} is refused, if it is: 1 to 255 printable ASCII characters. */
+    private static Optional<String> idempotencyKeyProblem(String key) {
+        if (key.isEmpty()) {
+            return Optional.of("Idempotency-Key is empty; leave it out to use the event id as the key");
+        }
+        if (key.length() > IdempotencyKey.MAX_LENGTH) {
+            return Optional.of("Idempotency-Key is " + key.length() + " characters; at most "
+                    + IdempotencyKey.MAX_LENGTH + " are accepted");
+        }
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c < 0x20 || c > 0x7e) {
+                return Optional.of("Idempotency-Key must be printable ASCII; character " + i + " is not");
+            }
+        }
+        return Optional.empty();
+    }
+}

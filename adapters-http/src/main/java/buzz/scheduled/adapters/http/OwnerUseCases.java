@@ -1,0 +1,25 @@
+package buzz.scheduled.adapters.http;
+
+import buzz.scheduled.application.port.in.CancelMessageUseCase;
+import buzz.scheduled.application.port.in.GetMessageUseCase;
+import buzz.scheduled.application.port.in.ListMessagesUseCase;
+import buzz.scheduled.application.port.in.ReviseMessageUseCase;
+import buzz.scheduled.application.port.in.ScheduleMessageUseCase;
+import buzz.scheduled.application.port.in.SendNowUseCase;
+
+/** The owner use cases the owner routes call (SPEC §3.1–3.5, §4). */
+public record OwnerUseCases(ScheduleMessageUseCase schedule, ReviseMessageUseCase revise,
+                            CancelMessageUseCase cancel, SendNowUseCase sendNow, GetMessageUseCase get,
+                            ListMessagesUseCase list) {
+    public OwnerUseCases {
+        if (schedule == null || revise == null || cancel == null || sendNow == null || get == null || list == null) {
+            throw new IllegalArgumentException("every owner use case is needed");
+        }
+    }
+
+    /** All six from one service that implements them (e.g. {@code OwnerMessagesService}). */
+    public static <T extends ScheduleMessageUseCase & ReviseMessageUseCase & CancelMessageUseCase & SendNowUseCase
+            & GetMessageUseCase & ListMessagesUseCase> OwnerUseCases of(T service) {
+        return new OwnerUseCases(service, service, service, service, service, service);
+    }
+}

@@ -1,0 +1,42 @@
+package buzz.scheduled.adapters.http;
+
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Tells a dependency that cannot serve in time (answer {@code 503} with {@code Retry-After}) from a bug
+ * (answer {@code 500}), by the exception's cause chain: timeouts, transient or recoverable SQL errors (HikariCP's
+ * pool timeout is a {@link java.sql.SQLTransientConnectionException}), SQL states of class 08 (connection), 53
+ * (insufficient resources) and 57P (operator intervention, e.g. shutdown), refused connections and rejected work.
+ */
+final class UnavailableCauses {
+    private static final int MAX_CHAIN = 16;
+
+    private UnavailableCauses() {
+    }
+
+    /** Whether {@code failure} or one of its causes says "not now" rather than "wrong". */
+    static boolean unavailable(Throwable failure) {
+        Throwable current = failure;
+        for (int depth = 0; current != null && depth < MAX_CHAIN; depth++) {
+            if (current instanceof TimeoutException || current instanceof SQLTransientException
+                    || current instanceof SQLRecoverableException || current instanceof RejectedExecutionException
+                    || current instanceof ConnectException || current instanceof SocketTimeoutException) {
+                return true;
+            }
+            if (current instanceof SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P")) {
+                    return true;
+                }
+            }
+            current = current.getCause() == current ? null : current.getCause();
+        }
+        return false;
+    }
+}

@@ -1,0 +1,291 @@
+package buzz.scheduled.adapters.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.application.fakes.FakeEventSignatures;
+import buzz.scheduled.application.fakes.InMemoryChannelAdministration;
+import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
+import buzz.scheduled.application.fakes.SequentialScheduleIds;
+import buzz.scheduled.application.fakes.SettableClock;
+import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
+import buzz.scheduled.application.service.AuthenticateRequestService;
+import buzz.scheduled.application.service.DeletionService;
+import buzz.scheduled.application.service.OwnerMessagesService;
+import buzz.scheduled.application.service.ReservationsService;
+import buzz.scheduled.application.service.SchedulingSettings;
+import buzz.scheduled.domain.nostr.Hex;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.nostr.Signature;
+import buzz.scheduled.domain.nostr.UnsignedEvent;
+import buzz.scheduled.domain.schedule.AdmissionRules;
+import buzz.scheduled.domain.schedule.DeliveryOutcome;
+import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.domain.schedule.ScheduleState;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+
+/**
+ * The real HTTP API on an ephemeral loopback port over the application's in-memory fakes, with a client that
+ * signs NIP-98 headers. Signatures are fake ({@link FakeEventSignatures} accepts every event a test does not mark
+ * invalid) but ids are real (computed from the canonical serialization), so the NIP-98 service, the strict reader
+ * and admission see well-formed events. Real BIP-340 end to end is bootstrap's test.
+ */
+final class ApiFixture implements AutoCloseable {
+    /** 2026-01-01T00:00:00Z. */
+    static final Instant START = Instant.ofEpochSecond(1_767_225_600L);
+    static final URI BASE = URI.create("https://sched.example.test");
+    static final PublicKey ALICE = new PublicKey("a1".repeat(32));
+    static final PublicKey BOB = new PublicKey("b2".repeat(32));
+    /** The one pubkey in the operator set (RELAY_OPERATOR_PUBKEYS). */
+    static final PublicKey OPERATOR = new PublicKey("0e".repeat(32));
+    static final String CHANNEL = "general";
+    /** Small limits so tests reach them quickly. */
+    static final int MAX_CONTENT_BYTES = 2048;
+    static final int MAX_PENDING = 5;
+    static final int MAX_PER_WINDOW = 3;
+
+    private static final Signature SIG = new Signature("5e".repeat(64));
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    final SettableClock clock = new SettableClock(START);
+    final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    final FaultyScheduleStore faults = new FaultyScheduleStore(store);
+    final FakeEventSignatures signatures = new FakeEventSignatures();
+    final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
+    final InMemoryChannelAdministration administration = new InMemoryChannelAdministration(store);
+    final HttpSettings settings;
+    final HttpApi api;
+    final int port;
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final AtomicLong nonce = new AtomicLong();
+
+    ApiFixture() {
+        this(settings -> settings, () -> new ReadinessCheck.Readiness.Ready());
+    }
+
+    ApiFixture(UnaryOperator<HttpSettings> tune, ReadinessCheck readiness) {
+        SchedulingSettings scheduling = new SchedulingSettings(
+                new AdmissionRules(AdmissionRules.DEFAULT_KINDS, MAX_CONTENT_BYTES, Duration.ofDays(120)),
+                new CreateLimits(MAX_PENDING, MAX_PER_WINDOW, Duration.ofMinutes(5)), Duration.ofSeconds(900));
+        OwnerMessagesService service = new OwnerMessagesService(faults, signatures, access,
+                new SequentialScheduleIds(), clock, scheduling);
+        settings = tune.apply(HttpSettings.of(true, BASE, Duration.ofDays(120), MAX_CONTENT_BYTES, MAX_PENDING));
+        api = new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
+                OperatorUseCases.of(new ReservationsService(administration), new DeletionService(administration))),
+                new AuthenticateRequestService(signatures, clock), readiness, settings);
+        port = api.start("127.0.0.1", 0);
+    }
+
+    @Override
+    public void close() {
+        faults.release();
+        api.stop();
+    }
+
+    // ---- events ----------------------------------------------------------------------------------------------
+
+    /** A kind-9 message by {@code author} in {@link #CHANNEL}, due {@code dueIn} from the clock. */
+    NostrEvent message(PublicKey author, Duration dueIn, String content) {
+        return event(author, clock.now().plus(dueIn).getEpochSecond(), 9, List.of(List.of("h", CHANNEL)), content);
+    }
+
+    NostrEvent message(PublicKey author, Duration dueIn) {
+        return message(author, dueIn, "hello " + nonce.incrementAndGet());
+    }
+
+    static NostrEvent event(PublicKey author, long createdAt, int kind, List<List<String>> tags, String content) {
+        return new UnsignedEvent(author, createdAt, kind, tags, content).withSignature(SIG);
+    }
+
+    /** {@code {"event":<wire JSON>}}. */
+    static String envelope(NostrEvent event) {
+        return "{\"event\":" + NostrEventJson.write(event) + "}";
+    }
+
+    // ---- requests --------------------------------------------------------------------------------------------
+
+    /** An HTTP answer with its body parsed when it is JSON. */
+    record Reply(int status, HttpResponse<String> response, JsonNode json) {
+        String error() {
+            return json == null || json.get("error") == null ? null : json.get("error").asText();
+        }
+
+        String header(String name) {
+            return response.headers().firstValue(name).orElse(null);
+        }
+
+        String text() {
+            return response.body();
+        }
+    }
+
+    /** A request builder: method, path (with query), optional body, signer, extra headers. */
+    final class Call {
+        private final String method;
+        private final String path;
+        private String body;
+        private PublicKey signer;
+        private final List<String> headers = new ArrayList<>();
+        private String authorization;
+        private boolean payloadTag = true;
+
+        Call(String method, String path) {
+            this.method = method;
+            this.path = path;
+        }
+
+        Call body(String text) {
+            this.body = text;
+            return this;
+        }
+
+        Call as(PublicKey owner) {
+            this.signer = owner;
+            return this;
+        }
+
+        Call header(String name, String value) {
+            headers.add(name);
+            headers.add(value);
+            return this;
+        }
+
+        /** Sends this exact Authorization header instead of signing one. */
+        Call authorization(String value) {
+            this.authorization = value;
+            return this;
+        }
+
+        Call withoutPayloadTag() {
+            this.payloadTag = false;
+            return this;
+        }
+
+        Reply send() {
+            byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(20))
+                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofByteArray(bytes));
+            if (body != null) {
+                request.header("Content-Type", "application/json");
+            }
+            for (int i = 0; i < headers.size(); i += 2) {
+                request.header(headers.get(i), headers.get(i + 1));
+            }
+            String auth = authorization != null ? authorization
+                    : signer != null ? nip98(signer, method, BASE + path, bytes, payloadTag) : null;
+            if (auth != null) {
+                request.header("Authorization", auth);
+            }
+            try {
+                HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+                JsonNode json = null;
+                String type = response.headers().firstValue("Content-Type").orElse("");
+                if (type.contains("json") && !response.body().isEmpty()) {
+                    json = JSON.readTree(response.body());
+                }
+                return new Reply(response.statusCode(), response, json);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    Call call(String method, String path) {
+        return new Call(method, path);
+    }
+
+    /** Creates {@code event} as its author and expects 201. */
+    Reply create(NostrEvent event) {
+        Reply reply = call("POST", "/v1/scheduled-messages").as(event.pubkey()).body(envelope(event)).send();
+        assertThat(reply.status()).as(reply.text()).isEqualTo(201);
+        return reply;
+    }
+
+    /** A NIP-98 header for the request (a unique nonce tag keeps each header's id fresh for the replay guard). */
+    String nip98(PublicKey signer, String method, String url, byte[] body, boolean payloadTag) {
+        List<List<String>> tags = new ArrayList<>();
+        tags.add(List.of("u", url));
+        tags.add(List.of("method", method));
+        if (payloadTag && body.length > 0) {
+            tags.add(List.of("payload", sha256(body)));
+        }
+        tags.add(List.of("nonce", Long.toString(nonce.incrementAndGet())));
+        NostrEvent auth = event(signer, clock.now().getEpochSecond(), 27235, tags, "");
+        return "Nostr " + Base64.getEncoder().encodeToString(NostrEventJson.write(auth).getBytes(StandardCharsets.UTF_8));
+    }
+
+    static String sha256(byte[] body) {
+        try {
+            return Hex.encode(MessageDigest.getInstance("SHA-256").digest(body));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Claims the message (moving the clock to its due time when it is not yet due). */
+    ScheduledMessage claim(String id) {
+        ScheduledMessage message = stored(id);
+        if (clock.now().isBefore(message.dueAt())) {
+            clock.set(message.dueAt());
+        }
+        store.claimDue(100, Duration.ofMinutes(5));
+        ScheduledMessage claimed = stored(id);
+        assertThat(claimed.state()).isInstanceOf(ScheduleState.Claimed.class);
+        return claimed;
+    }
+
+    /** Claims it and passes the fenced pre-send step: {@code sending}. */
+    ScheduledMessage sending(String id) {
+        ScheduledMessage claimed = claim(id);
+        return move(claimed, claimed.startSending(claimed.token().orElseThrow(), claimed.revision(), Duration.ZERO,
+                Duration.ofMinutes(15), clock.now()));
+    }
+
+    /** Claims, sends and records the relay's acceptance: {@code published}. */
+    ScheduledMessage published(String id) {
+        ScheduledMessage sending = sending(id);
+        return move(sending, sending.publish(sending.token().orElseThrow(), clock.now()));
+    }
+
+    /** Claims and fails it for {@code reason}. */
+    ScheduledMessage failed(String id, FailureReason reason) {
+        ScheduledMessage claimed = claim(id);
+        return move(claimed, claimed.fail(claimed.token().orElseThrow(), reason, clock.now()));
+    }
+
+    private ScheduledMessage move(ScheduledMessage current, DeliveryOutcome outcome) {
+        assertThat(outcome).isInstanceOf(DeliveryOutcome.Moved.class);
+        ScheduledMessage next = ((DeliveryOutcome.Moved) outcome).message();
+        assertThat(store.replace(current, next)).isTrue();
+        return next;
+    }
+
+    /** The stored message with this item id. */
+    ScheduledMessage stored(String id) {
+        return store.find(buzz.scheduled.domain.schedule.ScheduleId.parse(id)).orElseThrow();
+    }
+}

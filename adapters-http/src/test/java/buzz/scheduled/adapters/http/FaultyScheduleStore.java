@@ -1,0 +1,119 @@
+package buzz.scheduled.adapters.http;
+
+import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A store that passes every call to another one, unless a test makes it fail like an exhausted connection pool
+ * ({@link Mode#POOL_TIMEOUT}) or hang like an unresponsive database ({@link Mode#HANG}, until {@link #release()}).
+ */
+final class FaultyScheduleStore implements ScheduleStore {
+    enum Mode { HEALTHY, POOL_TIMEOUT, HANG }
+
+    private final ScheduleStore delegate;
+    private volatile Mode mode = Mode.HEALTHY;
+    private final CountDownLatch released = new CountDownLatch(1);
+    private final CountDownLatch hanging = new CountDownLatch(1);
+
+    FaultyScheduleStore(ScheduleStore delegate) {
+        this.delegate = delegate;
+    }
+
+    void mode(Mode next) {
+        mode = next;
+    }
+
+    /** Lets hanging calls go on (they then fail like a pool timeout). */
+    void release() {
+        released.countDown();
+    }
+
+    /** Waits until a call is hanging. */
+    boolean awaitHanging(Duration timeout) throws InterruptedException {
+        return hanging.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void fault() {
+        switch (mode) {
+            case HEALTHY -> {
+            }
+            case POOL_TIMEOUT -> throw new IllegalStateException("query failed",
+                    new SQLTransientConnectionException("pool - Connection is not available, request timed out after 5000ms"));
+            case HANG -> {
+                hanging.countDown();
+                try {
+                    released.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new IllegalStateException("released after hanging");
+            }
+        }
+    }
+
+    @Override
+    public Instant now() {
+        return delegate.now();
+    }
+
+    @Override
+    public CreateResult create(ScheduledMessage message, IdempotencyKey key, CreateLimits limits) {
+        fault();
+        return delegate.create(message, key, limits);
+    }
+
+    @Override
+    public Optional<ScheduledMessage> find(ScheduleId id) {
+        fault();
+        return delegate.find(id);
+    }
+
+    @Override
+    public Page list(ListQuery query) {
+        fault();
+        return delegate.list(query);
+    }
+
+    @Override
+    public boolean replace(ScheduledMessage expected, ScheduledMessage next) {
+        fault();
+        return delegate.replace(expected, next);
+    }
+
+    @Override
+    public boolean channelDeleted(Channel channel) {
+        fault();
+        return delegate.channelDeleted(channel);
+    }
+
+    @Override
+    public List<ScheduledMessage> claimDue(int limit, Duration lease) {
+        return delegate.claimDue(limit, lease);
+    }
+
+    @Override
+    public Set<ScheduleId> renewLeases(Collection<Claim> claims, Duration lease) {
+        return delegate.renewLeases(claims, lease);
+    }
+
+    @Override
+    public int reapExpiredLeases(Duration grace) {
+        return delegate.reapExpiredLeases(grace);
+    }
+
+    @Override
+    public Optional<Instant> nextDueAt() {
+        return delegate.nextDueAt();
+    }
+}

@@ -1,0 +1,87 @@
+package buzz.scheduled.adapters.http;
+
+import static buzz.scheduled.adapters.http.ApiFixture.ALICE;
+import static buzz.scheduled.adapters.http.ApiFixture.envelope;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** SPEC §3.11: the feature flag gates the owner routes and what {@code /v1/info} advertises. */
+class FeatureFlagTest {
+    private static final String ID_PATH = "/v1/scheduled-messages/00000000-0000-4000-8000-000000000001";
+
+    @Test
+    void flagOff_everyOwnerRouteAnswers404FeatureDisabled() {
+        try (ApiFixture api = new ApiFixture(settings -> settings.withScheduledMessages(false),
+                () -> new ReadinessCheck.Readiness.Ready())) {
+            String body = envelope(api.message(ALICE, Duration.ofHours(1)));
+            List<ApiFixture.Call> calls = List.of(
+                    api.call("POST", "/v1/scheduled-messages").as(ALICE).body(body),
+                    api.call("POST", "/v1/scheduled-messages").body(body),
+                    api.call("GET", "/v1/scheduled-messages").as(ALICE),
+                    api.call("GET", ID_PATH).as(ALICE),
+                    api.call("PUT", ID_PATH).as(ALICE).header("If-Match", "\"1\"").body(body),
+                    api.call("DELETE", ID_PATH).as(ALICE),
+                    api.call("POST", ID_PATH + "/send-now").as(ALICE),
+                    api.call("GET", ID_PATH));
+
+            for (ApiFixture.Call call : calls) {
+                ApiFixture.Reply reply = call.send();
+                assertThat(reply.status()).as(reply.text()).isEqualTo(404);
+                assertThat(reply.error()).isEqualTo("feature_disabled");
+                assertThat(reply.json().get("message").asText()).contains("BUZZ_SCHEDULED_MESSAGES");
+            }
+            assertThat(api.store.size()).isZero();
+        }
+    }
+
+    @Test
+    void flagOff_infoAdvertisesNothing() {
+        try (ApiFixture api = new ApiFixture(settings -> settings.withScheduledMessages(false),
+                () -> new ReadinessCheck.Readiness.Ready())) {
+            ApiFixture.Reply info = api.call("GET", "/v1/info").send();
+            ApiFixture.Reply root = api.call("GET", "/").header("Accept", "application/nostr+json").send();
+
+            for (ApiFixture.Reply reply : List.of(info, root)) {
+                assertThat(reply.status()).isEqualTo(200);
+                assertThat(reply.json().get("supported_extensions")).isEmpty();
+                assertThat(reply.json().has("limitation")).isFalse();
+            }
+        }
+    }
+
+    @Test
+    void flagOn_infoAdvertisesTheExtensionAndLimits() {
+        try (ApiFixture api = new ApiFixture()) {
+            ApiFixture.Reply info = api.call("GET", "/v1/info").send();
+            ApiFixture.Reply root = api.call("GET", "/").header("Accept", "application/nostr+json").send();
+
+            for (ApiFixture.Reply reply : List.of(info, root)) {
+                assertThat(reply.status()).isEqualTo(200);
+                assertThat(reply.header("Access-Control-Allow-Origin")).isEqualTo("*");
+                assertThat(reply.json().get("supported_extensions")).hasSize(1);
+                assertThat(reply.json().get("supported_extensions").get(0).asText())
+                        .isEqualTo("buzz-scheduled-messages-v1");
+                assertThat(reply.json().get("limitation").get("max_schedule_horizon_seconds").asLong())
+                        .isEqualTo(Duration.ofDays(120).toSeconds());
+                assertThat(reply.json().get("limitation").get("max_content_bytes").asInt())
+                        .isEqualTo(ApiFixture.MAX_CONTENT_BYTES);
+                assertThat(reply.json().get("limitation").get("max_pending_per_owner").asInt())
+                        .isEqualTo(ApiFixture.MAX_PENDING);
+            }
+            assertThat(root.header("Content-Type")).startsWith("application/nostr+json");
+        }
+    }
+
+    @Test
+    void root_withoutNostrAccept_answers406() {
+        try (ApiFixture api = new ApiFixture()) {
+            ApiFixture.Reply reply = api.call("GET", "/").header("Accept", "text/html").send();
+
+            assertThat(reply.status()).isEqualTo(406);
+            assertThat(reply.error()).isEqualTo("not_acceptable");
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package buzz.scheduled.adapters.postgres;
+
+import static buzz.scheduled.adapters.postgres.jooq.Tables.CHANNEL_TOMBSTONE;
+import static buzz.scheduled.adapters.postgres.jooq.Tables.SCHEDULED_MESSAGE;
+import static buzz.scheduled.adapters.postgres.jooq.Tables.SCHEDULED_MESSAGE_REVISION;
+import static org.jooq.impl.DSL.any;
+import static org.jooq.impl.DSL.array;
+import static org.jooq.impl.DSL.count;
+import static org.jooq.impl.DSL.least;
+import static org.jooq.impl.DSL.min;
+import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.val;
+
+import buzz.scheduled.application.port.out.ChannelAdministration;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.FailureReason;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record4;
+import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * The channel administration port on PostgreSQL with jOOQ (SPEC §3.9, §3.10). Every operation is one short
+ * transaction (a full purge and pruning: one per batch); "now" is the database's {@code now()}. Deletion takes
+ * the same per-channel advisory lock as a create, so no create can slip a row into a channel between its
+ * tombstone check and the deletion.
+ */
+public final class PostgresChannelAdministration implements ChannelAdministration {
+
+    private static final List<String> REVOCABLE = List.of("scheduled", "claimed");
+    private static final List<String> PENDING = List.of("scheduled", "claimed", "sending");
+    private static final List<String> TERMINAL = List.of("published", "cancelled", "failed");
+    private static final Field<Instant> NOW = DSL.field("now()", SQLDataType.INSTANT);
+    /** Rows one full-purge statement deletes. */
+    private static final int PURGE_BATCH = 1_000;
+
+    private final DSLContext dsl;
+
+    /** Over {@code dataSource} (a pool; each call borrows a connection and returns it). */
+    public PostgresChannelAdministration(DataSource dataSource) {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("channel administration needs a data source");
+        }
+        this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
+    }
+
+    @Override
+    public ChannelDeleted deleteChannel(Channel channel) {
+        String name = channel.value();
+        return dsl.transactionResult(configuration -> {
+            DSLContext tx = configuration.dsl();
+            tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class,
+                    val(PostgresScheduleStore.CHANNEL_LOCK), val(name))).fetch();
+            boolean newlyDeleted = tx.insertInto(CHANNEL_TOMBSTONE)
+                    .set(CHANNEL_TOMBSTONE.CHANNEL, name)
+                    .set(CHANNEL_TOMBSTONE.DELETED_AT, NOW)
+                    .onConflictDoNothing()
+                    .execute() == 1;
+            Condition inChannel = SCHEDULED_MESSAGE.CHANNEL.eq(name);
+            int failed = revoke(tx, inChannel, FailureReason.CHANNEL_DELETED);
+            int purgedTerminal = tx.update(SCHEDULED_MESSAGE)
+                    .setNull(SCHEDULED_MESSAGE.EVENT_JSON)
+                    .where(inChannel)
+                    .and(SCHEDULED_MESSAGE.STATE.in(TERMINAL))
+                    .and(SCHEDULED_MESSAGE.EVENT_JSON.isNotNull())
+                    .execute();
+            purgeHistory(tx, inChannel.and(SCHEDULED_MESSAGE.STATE.ne("sending")));
+            int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, inChannel.and(SCHEDULED_MESSAGE.STATE.eq("sending")));
+            return new ChannelDeleted(failed, failed + purgedTerminal, inFlight, newlyDeleted);
+        });
+    }
+
+    @Override
+    public MemberRemoved removeMember(Channel channel, PublicKey member) {
+        return dsl.transactionResult(configuration -> {
+            DSLContext tx = configuration.dsl();
+            Condition theirs = SCHEDULED_MESSAGE.CHANNEL.eq(channel.value())
+                    .and(SCHEDULED_MESSAGE.OWNER.eq(member.hex()));
+            int failed = revoke(tx, theirs, FailureReason.MEMBER_REMOVED);
+            int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, theirs.and(SCHEDULED_MESSAGE.STATE.eq("sending")));
+            return new MemberRemoved(failed, inFlight);
+        });
+    }
+
+    /**
+     * Fails the pending ({@code scheduled}, {@code claimed}) rows matching {@code which} for {@code reason}, the
+     * way {@code ScheduledMessage.revoke} does: claim cleared (which revokes it), payload and history purged.
+     */
+    private static int revoke(DSLContext tx, Condition which, FailureReason reason) {
+        List<UUID> revoked = tx.update(SCHEDULED_MESSAGE)
+                .set(SCHEDULED_MESSAGE.STATE, "failed")
+                .set(SCHEDULED_MESSAGE.REASON, reason.wireName())
+                .setNull(SCHEDULED_MESSAGE.EVENT_JSON)
+                .setNull(SCHEDULED_MESSAGE.FENCING_TOKEN)
+                .setNull(SCHEDULED_MESSAGE.LEASE_UNTIL)
+                .setNull(SCHEDULED_MESSAGE.RETRY_AT)
+                .set(SCHEDULED_MESSAGE.FINISHED_AT, NOW)
+                .set(SCHEDULED_MESSAGE.UPDATED_AT, NOW)
+                .where(which)
+                .and(SCHEDULED_MESSAGE.STATE.in(REVOCABLE))
+                .returning(SCHEDULED_MESSAGE.ID)
+                .fetch(SCHEDULED_MESSAGE.ID);
+        if (!revoked.isEmpty()) {
+            tx.update(SCHEDULED_MESSAGE_REVISION)
+                    .setNull(SCHEDULED_MESSAGE_REVISION.EVENT_JSON)
+                    .where(SCHEDULED_MESSAGE_REVISION.MESSAGE_ID.in(revoked))
+                    .and(SCHEDULED_MESSAGE_REVISION.EVENT_JSON.isNotNull())
+                    .execute();
+        }
+        return revoked.size();
+    }
+
+    private static void purgeHistory(DSLContext tx, Condition messages) {
+        tx.update(SCHEDULED_MESSAGE_REVISION)
+                .setNull(SCHEDULED_MESSAGE_REVISION.EVENT_JSON)
+                .where(SCHEDULED_MESSAGE_REVISION.MESSAGE_ID.in(
+                        select(SCHEDULED_MESSAGE.ID).from(SCHEDULED_MESSAGE).where(messages)))
+                .and(SCHEDULED_MESSAGE_REVISION.EVENT_JSON.isNotNull())
+                .execute();
+    }
+
+    @Override
+    public int purgeOwner(PublicKey owner) {
+        // Revisions and idempotency keys go with their message (ON DELETE CASCADE).
+        return dsl.deleteFrom(SCHEDULED_MESSAGE).where(SCHEDULED_MESSAGE.OWNER.eq(owner.hex())).execute();
+    }
+
+    @Override
+    public int purgeAll() {
+        int total = 0;
+        while (true) {
+            int deleted = dsl.deleteFrom(SCHEDULED_MESSAGE)
+                    .where(SCHEDULED_MESSAGE.ID.eq(any(array(select(SCHEDULED_MESSAGE.ID)
+                            .from(SCHEDULED_MESSAGE)
+                            .limit(PURGE_BATCH)))))
+                    .execute();
+            total += deleted;
+            if (deleted < PURGE_BATCH) {
+                return total;
+            }
+        }
+    }
+
+    @Override
+    public int pruneTerminal(Duration olderThan, int batch) {
+        if (olderThan == null || olderThan.isNegative()) {
+            throw new IllegalArgumentException("retention must be zero or more, got " + olderThan);
+        }
+        if (batch < 1) {
+            throw new IllegalArgumentException("prune batch must be at least 1, got " + batch);
+        }
+        return pruneStatement(olderThan, batch).execute();
+    }
+
+    /**
+     * One pruning batch as a statement (package-private so a test can EXPLAIN it). It walks
+     * {@code scheduled_message_terminal_idx} (finished_at) oldest first; SKIP LOCKED keeps two pruners (or a
+     * pruner and an operator purge) from waiting on each other.
+     */
+    org.jooq.DeleteConditionStep<?> pruneStatement(Duration olderThan, int batch) {
+        Field<Instant> cutoff = DSL.field("(now() - {0} * interval '1 microsecond')", SQLDataType.INSTANT,
+                val(micros(olderThan)));
+        return dsl.deleteFrom(SCHEDULED_MESSAGE)
+                .where(SCHEDULED_MESSAGE.ID.eq(any(array(select(SCHEDULED_MESSAGE.ID)
+                        .from(SCHEDULED_MESSAGE)
+                        .where(SCHEDULED_MESSAGE.STATE.in(TERMINAL))
+                        .and(SCHEDULED_MESSAGE.FINISHED_AT.lt(cutoff))
+                        .orderBy(SCHEDULED_MESSAGE.FINISHED_AT)
+                        .limit(batch)
+                        .forUpdate()
+                        .skipLocked()))));
+    }
+
+    @Override
+    public Reservations reservations() {
+        Record4<Integer, Instant, Instant, Instant> figures = reservationsQuery().fetchSingle();
+        return new Reservations(Optional.ofNullable(figures.value2()), figures.value1(),
+                Optional.ofNullable(figures.value3()), figures.value4());
+    }
+
+    /** The reservation figures as one query over the pending rows (package-private so a test can EXPLAIN it). */
+    org.jooq.SelectConditionStep<Record4<Integer, Instant, Instant, Instant>> reservationsQuery() {
+        Condition due = SCHEDULED_MESSAGE.DUE_AT.le(NOW);
+        // The instant an overdue event lands at is its created_at, which is earlier than the due time only after
+        // a send-now with a newly signed event; read it from the stored event of the (few) overdue rows.
+        Field<Instant> signedAt = DSL.field("to_timestamp(({0}::json ->> 'created_at')::bigint)", SQLDataType.INSTANT,
+                SCHEDULED_MESSAGE.EVENT_JSON);
+        return dsl.select(
+                        count().filterWhere(due),
+                        min(least(SCHEDULED_MESSAGE.DUE_AT, signedAt)).filterWhere(due),
+                        min(SCHEDULED_MESSAGE.DUE_AT).filterWhere(SCHEDULED_MESSAGE.DUE_AT.gt(NOW)),
+                        NOW)
+                .from(SCHEDULED_MESSAGE)
+                .where(SCHEDULED_MESSAGE.STATE.in(PENDING));
+    }
+
+    private static long micros(Duration duration) {
+        return Math.addExact(Math.multiplyExact(duration.getSeconds(), 1_000_000L), duration.getNano() / 1_000);
+    }
+}

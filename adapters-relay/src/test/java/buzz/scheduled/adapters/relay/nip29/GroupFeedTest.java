@@ -1,0 +1,211 @@
+package buzz.scheduled.adapters.relay.nip29;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.adapters.relay.RelaySettings;
+import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
+import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
+import buzz.scheduled.application.port.out.ChannelAdministration.ChannelDeleted;
+import buzz.scheduled.application.port.out.ChannelAdministration.MemberRemoved;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.RefusalCode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The NIP-29 feed and policy against the real test relay serving relay-signed group state. */
+class GroupFeedTest {
+    private static final PublicKey ALICE = new SecretKey("a1".repeat(32)).publicKey();
+    private static final PublicKey BOB = new SecretKey("b2".repeat(32)).publicKey();
+    private static final PublicKey CAROL = new SecretKey("c3".repeat(32)).publicKey();
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private Nip29TestRelay relay;
+    private GroupFeed feed;
+    private final List<String> carriedOut = new CopyOnWriteArrayList<>();
+    private final AtomicInteger deletionFailuresLeft = new AtomicInteger();
+
+    @BeforeEach
+    void startRelay() {
+        relay = Nip29TestRelay.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (feed != null) {
+            feed.close();
+        }
+        relay.close();
+    }
+
+    private AccessPolicy follow(Optional<PublicKey> configuredRelayKey) {
+        RelaySettings settings = new RelaySettings(relay.url(), Duration.ofSeconds(2), Duration.ofMillis(50),
+                Duration.ofMillis(500));
+        feed = new GroupFeed(new Nip29Settings(settings, configuredRelayKey, Duration.ofMillis(500)),
+                new Bip340EventSignatures(),
+                channel -> {
+                    if (deletionFailuresLeft.getAndDecrement() > 0) {
+                        throw new IllegalStateException("database unavailable");
+                    }
+                    carriedOut.add("deleted " + channel.value());
+                    return new ChannelDeleted(0, 0, 0, true);
+                },
+                (channel, member) -> {
+                    carriedOut.add("removed " + member.hex().substring(0, 4) + " from " + channel.value());
+                    return new MemberRemoved(0, 0);
+                },
+                Optional.empty(), Instant::now);
+        feed.start();
+        return new Nip29AccessPolicy(feed);
+    }
+
+    private static <T> T await(Supplier<T> value, java.util.function.Predicate<T> done, String what) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        T last = value.get();
+        while (!done.test(last)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what + "; last: " + last);
+            }
+            Thread.onSpinWait();
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted");
+            }
+            last = value.get();
+        }
+        return last;
+    }
+
+    private static AccessDecision decisionOf(AccessPolicy policy, PublicKey who, String group) {
+        return policy.check(who, new Channel(group), 9);
+    }
+
+    private static boolean denied(AccessDecision decision, RefusalCode code) {
+        return decision instanceof AccessDecision.Denied denied && denied.code() == code;
+    }
+
+    @Test
+    void check_groupsOnTheRelay_decidesFromTheRelaySignedState() {
+        relay.createGroup("closed-one", true);
+        relay.addMember("closed-one", ALICE);
+        relay.createGroup("open-one", false);
+        relay.createGroup("old-one", true);
+        relay.addMember("old-one", ALICE);
+        relay.editGroup("old-one", "archived");
+
+        AccessPolicy policy = follow(Optional.empty());
+        await(feed::inSync, Boolean::booleanValue, "the feed to sync (relay pubkey from NIP-11)");
+
+        assertThat(decisionOf(policy, ALICE, "closed-one")).isEqualTo(new AccessDecision.Allowed());
+        assertThat(decisionOf(policy, relay.adminPubkey(), "closed-one")).isEqualTo(new AccessDecision.Allowed());
+        assertThat(denied(decisionOf(policy, BOB, "closed-one"), RefusalCode.NOT_IN_CHANNEL)).isTrue();
+        assertThat(decisionOf(policy, BOB, "open-one")).isEqualTo(new AccessDecision.Allowed());
+        assertThat(denied(decisionOf(policy, ALICE, "old-one"), RefusalCode.IS_ARCHIVED)).isTrue();
+        assertThat(denied(decisionOf(policy, ALICE, "no-such-group"), RefusalCode.CHANNEL_NOT_FOUND)).isTrue();
+    }
+
+    @Test
+    void check_beforeTheFirstSync_isUnavailable() {
+        relay.createGroup("g", true);
+        relay.relay().stop();
+
+        AccessPolicy policy = follow(Optional.of(relay.relayPubkey()));
+
+        assertThat(decisionOf(policy, ALICE, "g")).isInstanceOf(AccessDecision.Unavailable.class);
+    }
+
+    @Test
+    void liveRemoval_carriesOutTheRemovalAndDeniesTheMember() {
+        relay.createGroup("g", true);
+        relay.addMember("g", ALICE);
+        AccessPolicy policy = follow(Optional.of(relay.relayPubkey()));
+        await(() -> decisionOf(policy, ALICE, "g"), d -> d instanceof AccessDecision.Allowed, "alice allowed");
+
+        relay.removeMember("g", ALICE);
+
+        await(() -> carriedOut, list -> list.contains("removed " + ALICE.hex().substring(0, 4) + " from g"),
+                "the removal to be carried out");
+        await(() -> decisionOf(policy, ALICE, "g"), d -> denied(d, RefusalCode.NOT_IN_CHANNEL), "alice denied");
+        assertThat(carriedOut).containsExactly("removed " + ALICE.hex().substring(0, 4) + " from g");
+    }
+
+    @Test
+    void liveDeletion_isCarriedOutAfterAStoreFailureAndTheGroupIsNotFound() {
+        relay.createGroup("doomed", true);
+        relay.addMember("doomed", ALICE);
+        deletionFailuresLeft.set(2);
+        AccessPolicy policy = follow(Optional.of(relay.relayPubkey()));
+        await(feed::inSync, Boolean::booleanValue, "the feed to sync");
+
+        relay.deleteGroup("doomed");
+
+        await(() -> carriedOut, list -> list.contains("deleted doomed"), "the deletion to be carried out");
+        assertThat(denied(decisionOf(policy, ALICE, "doomed"), RefusalCode.CHANNEL_NOT_FOUND)).isTrue();
+        assertThat(deletionFailuresLeft.get()).isNegative();
+        assertThat(carriedOut).containsExactly("deleted doomed");
+    }
+
+    @Test
+    void backlog_isCarriedOutOnceAfterEoseAndSkipsAMemberAddedBack() {
+        relay.createGroup("g", true);
+        relay.addMember("g", ALICE);
+        relay.addMember("g", CAROL);
+        relay.removeMember("g", ALICE);
+        relay.removeMember("g", CAROL);
+        relay.addMember("g", CAROL);
+        relay.createGroup("gone", true);
+        relay.deleteGroup("gone");
+
+        AccessPolicy policy = follow(Optional.of(relay.relayPubkey()));
+        await(feed::inSync, Boolean::booleanValue, "the feed to sync");
+        await(() -> carriedOut, list -> list.size() >= 2, "the backlog to be carried out");
+
+        assertThat(carriedOut).containsExactlyInAnyOrder("removed " + ALICE.hex().substring(0, 4) + " from g",
+                "deleted gone");
+        assertThat(decisionOf(policy, CAROL, "g")).isEqualTo(new AccessDecision.Allowed());
+        assertThat(denied(decisionOf(policy, ALICE, "g"), RefusalCode.NOT_IN_CHANNEL)).isTrue();
+    }
+
+    @Test
+    void relayDown_isUnavailableAndBackInSyncAfterRestartWithoutRepeatingModeration() {
+        relay.createGroup("g", true);
+        relay.addMember("g", ALICE);
+        relay.addMember("g", BOB);
+        relay.removeMember("g", BOB);
+        AccessPolicy policy = follow(Optional.of(relay.relayPubkey()));
+        await(() -> decisionOf(policy, ALICE, "g"), d -> d instanceof AccessDecision.Allowed, "alice allowed");
+        await(() -> carriedOut, list -> !list.isEmpty(), "the backlog removal");
+
+        relay.relay().stop();
+        AccessDecision whileDown = await(() -> decisionOf(policy, ALICE, "g"),
+                d -> d instanceof AccessDecision.Unavailable, "unavailable while the relay is down");
+        relay.relay().restart();
+        await(() -> decisionOf(policy, ALICE, "g"), d -> d instanceof AccessDecision.Allowed, "allowed again");
+
+        assertThat(((AccessDecision.Unavailable) whileDown).message()).contains("not available");
+        assertThat(carriedOut).containsExactly("removed " + BOB.hex().substring(0, 4) + " from g");
+    }
+
+    @Test
+    void stateSignedByAnotherKeyThanTheConfiguredRelayKey_isIgnored() {
+        relay.createGroup("g", false);
+        SecretKey notTheRelay = new SecretKey("99".repeat(32));
+
+        AccessPolicy policy = follow(Optional.of(notTheRelay.publicKey()));
+        await(feed::inSync, Boolean::booleanValue, "the feed to sync");
+
+        assertThat(denied(decisionOf(policy, ALICE, "g"), RefusalCode.CHANNEL_NOT_FOUND)).isTrue();
+    }
+}

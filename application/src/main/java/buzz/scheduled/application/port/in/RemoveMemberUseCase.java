@@ -1,0 +1,16 @@
+package buzz.scheduled.application.port.in;
+
+import buzz.scheduled.application.port.out.ChannelAdministration.MemberRemoved;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.schedule.Channel;
+
+/**
+ * Records that a member left or was removed from a channel (SPEC §3.9): their pending messages there fail
+ * {@code member_removed}. Triggered by an operator route or by the relay's NIP-29 {@code kind 9001}
+ * remove-user event.
+ */
+public interface RemoveMemberUseCase {
+
+    /** Fails {@code member}'s pending messages in {@code channel}; repeating it is harmless. */
+    MemberRemoved removeMember(Channel channel, PublicKey member);
+}

@@ -1,0 +1,23 @@
+package buzz.scheduled.application.service;
+
+import buzz.scheduled.application.port.in.ReservationsUseCase;
+import buzz.scheduled.application.port.out.ChannelAdministration;
+import buzz.scheduled.application.port.out.ChannelAdministration.Reservations;
+
+/** Reads the late-delivery reservation figures (SPEC §3.10) from storage, on the database clock. */
+public final class ReservationsService implements ReservationsUseCase {
+
+    private final ChannelAdministration administration;
+
+    public ReservationsService(ChannelAdministration administration) {
+        if (administration == null) {
+            throw new IllegalArgumentException("reservations need the channel administration port");
+        }
+        this.administration = administration;
+    }
+
+    @Override
+    public Reservations reservations() {
+        return administration.reservations();
+    }
+}

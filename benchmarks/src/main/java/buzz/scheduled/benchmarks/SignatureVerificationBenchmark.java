@@ -1,0 +1,71 @@
+package buzz.scheduled.benchmarks;
+
+import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
+import buzz.scheduled.adapters.relay.signature.Bip340Signer;
+import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.port.out.EventSignatures;
+import buzz.scheduled.domain.nostr.EventId;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * Cost of accepting one signed event (SPEC §6): the full {@link EventSignatures} check (recompute the id,
+ * decode the pubkey, BIP-340 verify with BouncyCastle), its id part alone, and strict wire reading plus the check,
+ * for a typical kind-9 channel message (about 280 characters, mixed ASCII and non-ASCII, three tags).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class SignatureVerificationBenchmark {
+
+    private EventSignatures signatures;
+    private NostrEvent event;
+    private String wireText;
+
+    /** Signs the benchmark event once, deterministically, and checks it is valid before measuring. */
+    @Setup
+    public void signEvent() {
+        SecretKey key = new SecretKey("bfc8054fd72c3a3d2815e4a0b377c8b5bba4978057cd98580522d3ab82ebe292");
+        Bip340Signer signer = Bip340Signer.withFixedAux(key, new byte[32]);
+        String content = ("Standup moved to 10:30 — bring the Q3 numbers 📈. Café order: 2× flat white, 1× tea. "
+                + "Link: https://example.com/agenda?week=42&team=core\n").repeat(2);
+        event = signer.sign(1_767_225_600L, 9, List.of(
+                List.of("h", "b5c8e3a0-9f1d-4c7e-8a2b-3d4e5f607182"),
+                List.of("p", "472790b449df646a75a889d2c6404a3254fc5754179e023aca6b5ad8b499a42b"),
+                List.of("e", "86dfc35469de4f65c629ba0e990a7d56ddd4ba116531f9ae55d945284359d8b3", "", "reply")),
+                content);
+        wireText = NostrEventJson.write(event);
+        signatures = new Bip340EventSignatures();
+        if (!(signatures.verify(event) instanceof EventSignatures.Verdict.Valid)) {
+            throw new IllegalStateException("benchmark event does not verify");
+        }
+    }
+
+    /** The signature port: id recomputation + pubkey decoding + BIP-340 verification. */
+    @Benchmark
+    public EventSignatures.Verdict verifyEvent() {
+        return signatures.verify(event);
+    }
+
+    /** The id part alone: canonical serialization + SHA-256. */
+    @Benchmark
+    public EventId computeId() {
+        return event.unsigned().computeId();
+    }
+
+    /** What an HTTP create costs for the event: strict JSON reading, then the signature port. */
+    @Benchmark
+    public EventSignatures.Verdict readAndVerifyEvent() {
+        NostrEventJson.Decoded decoded = NostrEventJson.read(wireText);
+        return signatures.verify(((NostrEventJson.Decoded.Event) decoded).event());
+    }
+}

@@ -1,0 +1,43 @@
+package buzz.scheduled.bootstrap;
+
+import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
+import buzz.scheduled.application.port.in.DeliveryUseCase;
+import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.EventSignatures;
+import buzz.scheduled.application.port.out.ScheduleIdSource;
+import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.application.service.AuthenticateRequestService;
+import buzz.scheduled.application.service.DeliveryService;
+import buzz.scheduled.application.service.DeliverySettings;
+import buzz.scheduled.application.service.OwnerMessagesService;
+import buzz.scheduled.application.service.SchedulingSettings;
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+
+/**
+ * Builds the application services from the ports. The services carry no framework annotations (the application
+ * must not import Guice), so each is made by a provider method here.
+ */
+public final class ApplicationModule extends AbstractModule {
+
+    @Provides
+    @Singleton
+    OwnerMessagesService ownerMessages(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
+                                       ScheduleIdSource ids, WallClock clock, SchedulingSettings settings) {
+        return new OwnerMessagesService(store, signatures, access, ids, clock, settings);
+    }
+
+    @Provides
+    @Singleton
+    AuthenticateRequestUseCase authentication(EventSignatures signatures, WallClock clock) {
+        return new AuthenticateRequestService(signatures, clock);
+    }
+
+    @Provides
+    @Singleton
+    DeliveryUseCase delivery(ScheduleStore store, AccessPolicy access, DeliverySettings settings) {
+        return new DeliveryService(store, access, settings);
+    }
+}

@@ -1,0 +1,75 @@
+package buzz.scheduled.bootstrap;
+
+import buzz.scheduled.adapters.postgres.DatabaseUrl;
+import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
+import buzz.scheduled.adapters.relay.AuthEventSigner;
+import buzz.scheduled.adapters.relay.RelayClient;
+import buzz.scheduled.adapters.relay.RelaySettings;
+import buzz.scheduled.adapters.relay.signature.Bip340Signer;
+import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.port.in.DeliveryUseCase;
+import buzz.scheduled.application.port.out.DueWorkSignal;
+import buzz.scheduled.application.port.out.RelayPublisher;
+import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.application.service.DeliverySettings;
+import buzz.scheduled.application.service.Dispatcher;
+import buzz.scheduled.application.service.DispatcherSettings;
+import buzz.scheduled.bootstrap.config.SidecarConfig;
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import java.security.SecureRandom;
+import java.time.Duration;
+
+/**
+ * Binds delivery: the relay client (publishing, NIP-42 AUTH with the sidecar's key), the PostgreSQL
+ * {@code LISTEN} wake-up signal and the dispatcher. The objects are made here but started and stopped by
+ * {@link Sidecar}, which owns their lifecycle.
+ */
+public final class DeliveryModule extends AbstractModule {
+
+    /** How often the reaper returns expired leases. */
+    static final Duration REAP_EVERY = Duration.ofSeconds(5);
+    /** The claim loop's pause after a store failure. */
+    static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
+
+    @Provides
+    @Singleton
+    AuthEventSigner authEventSigner(SecretKey sidecarKey) {
+        return AuthEventSigner.with(new Bip340Signer(sidecarKey, new SecureRandom()));
+    }
+
+    @Provides
+    @Singleton
+    RelayClient relayClient(SidecarConfig config, AuthEventSigner authSigner, WallClock clock) {
+        return new RelayClient(RelaySettings.of(config.relay().url()), authSigner, clock);
+    }
+
+    @Provides
+    @Singleton
+    RelayPublisher relayPublisher(RelayClient client) {
+        return client;
+    }
+
+    @Provides
+    @Singleton
+    PostgresDueWorkSignal dueWorkSignal(DatabaseUrl databaseUrl) {
+        return new PostgresDueWorkSignal(PostgresDueWorkSignal.connectorFor(databaseUrl),
+                PostgresDueWorkSignal.ListenSettings.DEFAULT);
+    }
+
+    @Provides
+    @Singleton
+    DispatcherSettings dispatcherSettings(SidecarConfig config, DeliverySettings delivery) {
+        return new DispatcherSettings(delivery, config.delivery().maxInFlight(), config.delivery().claimBatchSize(),
+                config.delivery().pollInterval(), REAP_EVERY, ERROR_PAUSE);
+    }
+
+    @Provides
+    @Singleton
+    Dispatcher dispatcher(DeliveryUseCase delivery, RelayPublisher relay, PostgresDueWorkSignal signal,
+                          DispatcherSettings settings) {
+        DueWorkSignal wakeUps = signal;
+        return new Dispatcher(delivery, relay, wakeUps, settings);
+    }
+}

@@ -1,0 +1,51 @@
+package buzz.scheduled.bootstrap;
+
+import buzz.scheduled.adapters.http.HttpApi;
+import buzz.scheduled.adapters.http.HttpSettings;
+import buzz.scheduled.adapters.http.OwnerUseCases;
+import buzz.scheduled.adapters.http.ReadinessCheck;
+import buzz.scheduled.adapters.http.ReadinessCheck.Readiness;
+import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
+import buzz.scheduled.application.service.OwnerMessagesService;
+import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.domain.schedule.AdmissionRules;
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** Binds the HTTP adapter: the owner routes over the owner service, NIP-98 authentication, and a database readiness check. */
+public final class HttpModule extends AbstractModule {
+
+    /** Seconds a connection gets to prove itself for {@code GET /readyz}. */
+    static final int READINESS_TIMEOUT_SECONDS = 2;
+
+    @Provides
+    @Singleton
+    HttpSettings httpSettings(SidecarConfig config) {
+        return HttpSettings.of(config.scheduledMessages(), config.http().publicBaseUrl(), config.limits().horizon(),
+                AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, config.limits().maxPendingPerOwner());
+    }
+
+    @Provides
+    @Singleton
+    ReadinessCheck readiness(DataSource dataSource) {
+        return () -> {
+            try (Connection connection = dataSource.getConnection()) {
+                return connection.isValid(READINESS_TIMEOUT_SECONDS) ? new Readiness.Ready()
+                        : new Readiness.NotReady("the database did not answer within " + READINESS_TIMEOUT_SECONDS + " s");
+            } catch (SQLException e) {
+                return new Readiness.NotReady("the database did not answer: " + e.getMessage());
+            }
+        };
+    }
+
+    @Provides
+    @Singleton
+    HttpApi httpApi(OwnerMessagesService owner, AuthenticateRequestUseCase authentication, ReadinessCheck readiness,
+                    HttpSettings settings) {
+        return new HttpApi(OwnerUseCases.of(owner), authentication, readiness, settings);
+    }
+}

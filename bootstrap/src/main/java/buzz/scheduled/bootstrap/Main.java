@@ -1,0 +1,178 @@
+package buzz.scheduled.bootstrap;
+
+import buzz.scheduled.adapters.postgres.SchemaMigrator;
+import buzz.scheduled.adapters.postgres.SchemaNewerThanBinaryException;
+import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.bootstrap.config.InvalidConfigurationException;
+import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.database.SidecarDatabase;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runnable jar's entry point (SPEC §4): {@code serve}, {@code migrate} or {@code keygen [--force]}, configured
+ * by environment variables. Exit codes: 0 done, 1 failed while running, 2 bad command line or configuration,
+ * 3 the database schema is newer than this build.
+ */
+public final class Main {
+
+    /** Done. */
+    public static final int EXIT_OK = 0;
+    /** Failed while running (database unreachable, port taken, ...). */
+    public static final int EXIT_FAILED = 1;
+    /** Bad command line or configuration. */
+    public static final int EXIT_USAGE = 2;
+    /** The database was migrated by a newer build; nothing was changed. */
+    public static final int EXIT_SCHEMA_NEWER = 3;
+
+    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+    private static final String USAGE = """
+            usage: java -jar buzz-scheduled-delivery.jar <command>
+              serve            migrate the database, then serve HTTP and deliver scheduled messages
+              migrate          apply database migrations and exit
+              keygen [--force] write a new sidecar key to SIDECAR_SECRET_KEY_FILE and print its public key
+            configuration comes from environment variables (BUZZ_DATA_DIR, DATABASE_URL, HTTP_PORT, ...)""";
+
+    private final Map<String, String> environment;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    /**
+     * @param environment the environment variables to configure from
+     * @param out         where command results go (the public key of {@code keygen}, the report of {@code migrate})
+     * @param err         where usage and fatal errors go
+     */
+    public Main(Map<String, String> environment, PrintStream out, PrintStream err) {
+        this.environment = Map.copyOf(environment);
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Runs the command in {@code args}; exits the JVM with a non-zero code on failure. */
+    public static void main(String[] args) {
+        int code = new Main(System.getenv(), System.out, System.err).run(args);
+        if (code != EXIT_OK) {
+            System.exit(code);
+        }
+    }
+
+    /**
+     * Runs one command. {@code serve} returns only after a shutdown signal (SIGTERM, SIGINT) closed the sidecar.
+     *
+     * @return the exit code
+     */
+    public int run(String[] args) {
+        if (args.length == 0) {
+            err.println(USAGE);
+            return EXIT_USAGE;
+        }
+        String command = args[0];
+        List<String> options = Arrays.asList(args).subList(1, args.length);
+        try {
+            return switch (command) {
+                case "serve" -> noOptions(command, options) ? serve(SidecarConfig.fromEnvironment(environment)) : EXIT_USAGE;
+                case "migrate" -> noOptions(command, options) ? migrate(SidecarConfig.fromEnvironment(environment)) : EXIT_USAGE;
+                case "keygen" -> keygen(options);
+                case "help", "--help", "-h" -> {
+                    out.println(USAGE);
+                    yield EXIT_OK;
+                }
+                default -> {
+                    err.println("unknown command '" + command + "'");
+                    err.println(USAGE);
+                    yield EXIT_USAGE;
+                }
+            };
+        } catch (RuntimeException e) {
+            return fail(command, e);
+        }
+    }
+
+    private boolean noOptions(String command, List<String> options) {
+        if (options.isEmpty()) {
+            return true;
+        }
+        err.println(command + " takes no options, got " + options);
+        return false;
+    }
+
+    private int serve(SidecarConfig config) {
+        long started = System.nanoTime();
+        ClassWarmUp.start();
+        Sidecar sidecar = new Sidecar();
+        CountDownLatch closed = new CountDownLatch(1);
+        // Registered before anything starts, so a signal during start-up still stops the embedded database.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("shutting down");
+            sidecar.close();
+            closed.countDown();
+            LOG.info("stopped");
+        }, "buzz-shutdown"));
+        try {
+            sidecar.start(config);
+        } catch (Exception e) {
+            return fail("serve", e);
+        }
+        LOG.info("serving on http://{}:{} (scheduled messages {}), started in {} ms", config.http().host(),
+                sidecar.httpPort(), config.scheduledMessages() ? "on" : "off", (System.nanoTime() - started) / 1_000_000);
+        try {
+            closed.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return EXIT_OK;
+    }
+
+    private int migrate(SidecarConfig config) {
+        try (SidecarDatabase database = SidecarDatabase.open(config)) {
+            SchemaMigrator.MigrationReport report = database.migrate();
+            out.println("schema at version " + report.schemaVersion() + ", " + report.applied()
+                    + " migration(s) applied");
+            return EXIT_OK;
+        } catch (Exception e) {
+            return fail("migrate", e);
+        }
+    }
+
+    private int keygen(List<String> options) {
+        boolean force = options.equals(List.of("--force"));
+        if (!options.isEmpty() && !force) {
+            err.println("keygen takes only --force, got " + options);
+            return EXIT_USAGE;
+        }
+        SidecarConfig config = SidecarConfig.fromEnvironment(environment);
+        Path file = config.relay().secretKeyFile();
+        try {
+            SecretKey key = SidecarKeys.generate(file, force);
+            LOG.info("wrote a new sidecar key to {} (mode 0600)", file);
+            out.println(key.publicKey().hex());
+            return EXIT_OK;
+        } catch (IllegalStateException e) {
+            err.println("keygen: " + e.getMessage());
+            return EXIT_FAILED;
+        }
+    }
+
+    /** Reports a failure in one line (with the stack trace in the log for unexpected ones) and picks the exit code. */
+    private int fail(String command, Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InvalidConfigurationException invalid) {
+                err.println(command + ": invalid configuration: " + invalid.getMessage());
+                return EXIT_USAGE;
+            }
+            if (cause instanceof SchemaNewerThanBinaryException newer) {
+                err.println(command + ": " + newer.getMessage());
+                return EXIT_SCHEMA_NEWER;
+            }
+        }
+        LOG.error("{} failed", command, failure);
+        err.println(command + " failed: " + failure);
+        return EXIT_FAILED;
+    }
+}

@@ -1,0 +1,147 @@
+package buzz.scheduled.bootstrap;
+
+import buzz.scheduled.adapters.http.HttpApi;
+import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
+import buzz.scheduled.adapters.relay.RelayClient;
+import buzz.scheduled.application.service.Dispatcher;
+import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.database.SidecarDatabase;
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Module;
+import com.google.inject.Stage;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running sidecar of {@code serve}: database (embedded or external), migrated schema, the sidecar key, the wired
+ * object graph, delivery (LISTEN wake-ups, relay connection, dispatcher) and the HTTP API. Parts are opened in that
+ * order and closed in reverse (HTTP first, then the dispatcher, ..., the embedded database last).
+ * {@link #close()} is what the shutdown hook calls, and may run while {@link #start} is still opening parts (a
+ * signal during start-up).
+ */
+public final class Sidecar implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Sidecar.class);
+
+    private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+    private boolean closed;
+    private volatile Injector injector;
+    private volatile int httpPort;
+
+    /** An empty sidecar; {@link #start} opens its parts. */
+    public Sidecar() {
+    }
+
+    /**
+     * Opens the database, migrates it (refusing a schema newer than this build), wires the object graph and starts
+     * listening. On failure everything opened so far is closed again before the exception leaves.
+     *
+     * @throws buzz.scheduled.adapters.postgres.SchemaNewerThanBinaryException when a newer build migrated the database
+     * @throws buzz.scheduled.bootstrap.config.InvalidConfigurationException   when a setting turns out unusable
+     * @throws IOException when the embedded database or the listener cannot start
+     */
+    public void start(SidecarConfig config) throws IOException {
+        SidecarModule.accessPolicy(config); // refuse an unavailable policy before starting anything
+        try {
+            SidecarDatabase database = own(SidecarDatabase.open(config));
+            database.migrate();
+            SecretKey key = SidecarKeys.readOrCreate(config.relay().secretKeyFile());
+            LOG.info("sidecar public key {} (from {})", key.publicKey().hex(), config.relay().secretKeyFile());
+            injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database, key));
+            startDelivery(config);
+            HttpApi http = injector.getInstance(HttpApi.class);
+            own((AutoCloseable) http::stop);
+            try {
+                httpPort = http.start(config.http().host(), config.http().port());
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("cannot listen on " + config.http().host() + ":" + config.http().port()
+                        + " (HTTP_HOST, HTTP_PORT): " + e.getMessage(), e);
+            }
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * Starts the wake-up listener, the relay connection and the dispatcher, registered so that closing stops the
+     * dispatcher first (graceful: in-flight sends finish within {@code BUZZ_SHUTDOWN_GRACE_SECONDS}), then the relay
+     * connection and the listener.
+     */
+    private void startDelivery(SidecarConfig config) {
+        PostgresDueWorkSignal signal = injector.getInstance(PostgresDueWorkSignal.class);
+        own(signal);
+        signal.start();
+        RelayClient relay = injector.getInstance(RelayClient.class);
+        own(relay);
+        relay.connect();
+        Dispatcher dispatcher = injector.getInstance(Dispatcher.class);
+        Duration grace = config.delivery().shutdownGrace();
+        own((AutoCloseable) () -> {
+            Dispatcher.Shutdown left = dispatcher.stop(grace);
+            LOG.info("dispatcher stopped: {} claim(s) given back, {} send(s) still unfinished (grace {} s)",
+                    left.released(), left.unfinished(), grace.toSeconds());
+        });
+        dispatcher.start();
+        LOG.info("delivering to {}", config.relay().url());
+    }
+
+    /** The modules of the object graph. */
+    static List<Module> modules(SidecarConfig config, SidecarDatabase database, SecretKey key) {
+        return List.of(new SidecarModule(config, database.dataSource(), database.url()), new RelayModule(key),
+                new PersistenceModule(), new ApplicationModule(), new HttpModule(), new DeliveryModule());
+    }
+
+    /** The wired object graph (after {@link #start}). */
+    public Injector injector() {
+        if (injector == null) {
+            throw new IllegalStateException("the sidecar has not started");
+        }
+        return injector;
+    }
+
+    /** The port the HTTP listener is bound to (after {@link #start}). */
+    public int httpPort() {
+        return httpPort;
+    }
+
+    /** Closes every opened part in reverse order; later parts fail to open. Idempotent. */
+    @Override
+    public void close() {
+        List<AutoCloseable> toClose;
+        synchronized (this) {
+            closed = true;
+            toClose = List.copyOf(opened);
+            opened.clear();
+        }
+        for (AutoCloseable part : toClose) {
+            closeQuietly(part);
+        }
+    }
+
+    private <T extends AutoCloseable> T own(T part) {
+        synchronized (this) {
+            if (!closed) {
+                opened.push(part);
+                return part;
+            }
+        }
+        closeQuietly(part);
+        throw new IllegalStateException("the sidecar is shutting down");
+    }
+
+    private static void closeQuietly(AutoCloseable part) {
+        try {
+            part.close();
+        } catch (Exception e) {
+            LOG.warn("closing {} failed: {}", part.getClass().getSimpleName(), e.toString());
+        }
+    }
+}

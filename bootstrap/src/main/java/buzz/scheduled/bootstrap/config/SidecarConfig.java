@@ -1,0 +1,359 @@
+package buzz.scheduled.bootstrap.config;
+
+import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
+import buzz.scheduled.application.service.DeliverySettings;
+import buzz.scheduled.application.service.SchedulingSettings;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.schedule.AdmissionRules;
+import buzz.scheduled.domain.schedule.Backoff;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.DoubleSupplier;
+
+/**
+ * The sidecar's whole configuration, read from environment variables (SPEC §4) by {@link #fromEnvironment(Map)}.
+ * Every invalid value stops start-up with an {@link InvalidConfigurationException} naming the variable.
+ *
+ * @param scheduledMessages {@code BUZZ_SCHEDULED_MESSAGES}: whether owner routes are served and advertised
+ * @param dataDirectory     {@code BUZZ_DATA_DIR}: embedded database files, generated keys (default {@code ./var})
+ * @param database          where the database is and how many connections to open
+ * @param http              listen address and the public URL NIP-98 {@code u} tags are checked against
+ * @param relay             relay URL and the sidecar's key file for NIP-42 AUTH
+ * @param access            who may use operator routes and which access policy decides channel access
+ * @param limits            admission limits (SPEC §3.1)
+ * @param delivery          delivery timing (SPEC §3.6–3.9, DELIVERY.md)
+ */
+public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Database database, Http http, Relay relay,
+                            Access access, Limits limits, Delivery delivery) {
+
+    public static final String BUZZ_SCHEDULED_MESSAGES = "BUZZ_SCHEDULED_MESSAGES";
+    public static final String DATABASE_URL = "DATABASE_URL";
+    public static final String BUZZ_DATA_DIR = "BUZZ_DATA_DIR";
+    public static final String RELAY_URL = "RELAY_URL";
+    public static final String HTTP_HOST = "HTTP_HOST";
+    public static final String HTTP_PORT = "HTTP_PORT";
+    public static final String PUBLIC_BASE_URL = "PUBLIC_BASE_URL";
+    public static final String SIDECAR_SECRET_KEY_FILE = "SIDECAR_SECRET_KEY_FILE";
+    public static final String RELAY_OPERATOR_PUBKEYS = "RELAY_OPERATOR_PUBKEYS";
+    public static final String BUZZ_ACCESS_POLICY = "BUZZ_ACCESS_POLICY";
+    public static final String BUZZ_ACCESS_CALLBACK_URL = "BUZZ_ACCESS_CALLBACK_URL";
+    public static final String BUZZ_MAX_HORIZON_DAYS = "BUZZ_MAX_HORIZON_DAYS";
+    public static final String BUZZ_MAX_LATENESS_SECONDS = "BUZZ_MAX_LATENESS_SECONDS";
+    public static final String BUZZ_RELAY_MAX_FUTURE_SECONDS = "BUZZ_RELAY_MAX_FUTURE_SECONDS";
+    public static final String BUZZ_MAX_PENDING_PER_OWNER = "BUZZ_MAX_PENDING_PER_OWNER";
+    public static final String BUZZ_ALLOWED_KINDS = "BUZZ_ALLOWED_KINDS";
+    public static final String BUZZ_DB_POOL_SIZE = "BUZZ_DB_POOL_SIZE";
+    public static final String BUZZ_LEASE_SECONDS = "BUZZ_LEASE_SECONDS";
+    public static final String BUZZ_PUBLISH_TIMEOUT_SECONDS = "BUZZ_PUBLISH_TIMEOUT_SECONDS";
+    public static final String BUZZ_LEASE_MARGIN_SECONDS = "BUZZ_LEASE_MARGIN_SECONDS";
+    public static final String BUZZ_REAP_GRACE_SECONDS = "BUZZ_REAP_GRACE_SECONDS";
+    public static final String BUZZ_RETRY_BASE_SECONDS = "BUZZ_RETRY_BASE_SECONDS";
+    public static final String BUZZ_RETRY_MAX_SECONDS = "BUZZ_RETRY_MAX_SECONDS";
+    public static final String BUZZ_CLAIM_BATCH_SIZE = "BUZZ_CLAIM_BATCH_SIZE";
+    public static final String BUZZ_MAX_IN_FLIGHT = "BUZZ_MAX_IN_FLIGHT";
+    public static final String BUZZ_POLL_SECONDS = "BUZZ_POLL_SECONDS";
+    public static final String BUZZ_SHUTDOWN_GRACE_SECONDS = "BUZZ_SHUTDOWN_GRACE_SECONDS";
+    public static final String BUZZ_RETENTION_DAYS = "BUZZ_RETENTION_DAYS";
+
+    /** Every variable this configuration reads, for documentation and diagnostics. */
+    public static final Set<String> VARIABLES = Set.of(BUZZ_SCHEDULED_MESSAGES, DATABASE_URL, BUZZ_DATA_DIR, RELAY_URL,
+            HTTP_HOST, HTTP_PORT, PUBLIC_BASE_URL, SIDECAR_SECRET_KEY_FILE, RELAY_OPERATOR_PUBKEYS, BUZZ_ACCESS_POLICY,
+            BUZZ_ACCESS_CALLBACK_URL, BUZZ_MAX_HORIZON_DAYS, BUZZ_MAX_LATENESS_SECONDS, BUZZ_RELAY_MAX_FUTURE_SECONDS,
+            BUZZ_MAX_PENDING_PER_OWNER, BUZZ_ALLOWED_KINDS, BUZZ_DB_POOL_SIZE, BUZZ_LEASE_SECONDS,
+            BUZZ_PUBLISH_TIMEOUT_SECONDS, BUZZ_LEASE_MARGIN_SECONDS, BUZZ_REAP_GRACE_SECONDS, BUZZ_RETRY_BASE_SECONDS,
+            BUZZ_RETRY_MAX_SECONDS, BUZZ_CLAIM_BATCH_SIZE, BUZZ_MAX_IN_FLIGHT, BUZZ_POLL_SECONDS, BUZZ_SHUTDOWN_GRACE_SECONDS,
+            BUZZ_RETENTION_DAYS);
+
+    /** The fixed per-channel limit of SPEC §3.1: 30 messages due in one 5-minute window. */
+    public static final int MAX_PER_CHANNEL_WINDOW = 30;
+    /** The window of {@link #MAX_PER_CHANNEL_WINDOW}. */
+    public static final Duration CHANNEL_WINDOW = Duration.ofMinutes(5);
+
+    public SidecarConfig {
+        if (dataDirectory == null || database == null || http == null || relay == null || access == null
+                || limits == null || delivery == null) {
+            throw new IllegalArgumentException("configuration has a missing part");
+        }
+    }
+
+    /**
+     * Reads and validates the configuration from {@code environment} (normally {@code System.getenv()}; tests
+     * pass their own map and never touch the real environment). Unset and blank variables take their defaults.
+     *
+     * @throws InvalidConfigurationException naming the first variable that is malformed or inconsistent
+     */
+    public static SidecarConfig fromEnvironment(Map<String, String> environment) {
+        EnvironmentReader env = new EnvironmentReader(environment);
+
+        boolean enabled = env.onOff(BUZZ_SCHEDULED_MESSAGES, false);
+        Path dataDirectory = env.path(BUZZ_DATA_DIR, Path.of("var"));
+
+        Optional<String> databaseUrl = env.text(DATABASE_URL);
+        databaseUrl.ifPresent(url -> {
+            String lower = url.toLowerCase(Locale.ROOT);
+            if (!lower.startsWith("postgres://") && !lower.startsWith("postgresql://")
+                    && !lower.startsWith("jdbc:postgresql:")) {
+                throw new InvalidConfigurationException(DATABASE_URL, DATABASE_URL
+                        + " must be postgres://user:pass@host:port/db or a jdbc:postgresql: URL (unset it to use the"
+                        + " embedded database under " + BUZZ_DATA_DIR + ")");
+            }
+        });
+        int poolSize = (int) env.integer(BUZZ_DB_POOL_SIZE, 10, 2, 200, "connections");
+
+        String host = env.text(HTTP_HOST, "127.0.0.1");
+        int port = (int) env.integer(HTTP_PORT, 8088, 1, 65535, "TCP port");
+        String hostInUrl = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+        String baseText = env.text(PUBLIC_BASE_URL, "http://" + hostInUrl + ":" + port);
+        URI publicBase = env.uri(PUBLIC_BASE_URL, baseText, Set.of("http", "https"), "an absolute http(s) URL");
+        if (publicBase.getRawQuery() != null) {
+            throw new InvalidConfigurationException(PUBLIC_BASE_URL, PUBLIC_BASE_URL
+                    + " must not carry a ?query (it is a prefix that request paths are appended to), got '"
+                    + baseText + "'");
+        }
+        String withoutSlash = baseText.endsWith("/") ? baseText.substring(0, baseText.length() - 1) : baseText;
+
+        URI relayUrl = env.uri(RELAY_URL, env.text(RELAY_URL, "ws://127.0.0.1:7777"), Set.of("ws", "wss"),
+                "a WebSocket URL");
+        Path keyFile = env.path(SIDECAR_SECRET_KEY_FILE, dataDirectory.resolve("sidecar.key"));
+
+        Set<PublicKey> operators = operatorKeys(env);
+        AccessPolicyChoice policy = AccessPolicyChoice.parse(env.text(BUZZ_ACCESS_POLICY, "relay"));
+        Optional<URI> callback = env.text(BUZZ_ACCESS_CALLBACK_URL)
+                .map(url -> env.uri(BUZZ_ACCESS_CALLBACK_URL, url, Set.of("http", "https"), "an absolute http(s) URL"));
+        if (policy == AccessPolicyChoice.HTTP && callback.isEmpty()) {
+            throw new InvalidConfigurationException(BUZZ_ACCESS_CALLBACK_URL, BUZZ_ACCESS_CALLBACK_URL
+                    + " must be set when " + BUZZ_ACCESS_POLICY + "=http (the URL the access callback is sent to)");
+        }
+
+        Limits limits = new Limits(
+                Duration.ofDays(env.integer(BUZZ_MAX_HORIZON_DAYS, 120, 1, 3650, "days")),
+                env.seconds(BUZZ_MAX_LATENESS_SECONDS, 900, 1, 7 * 86_400),
+                env.seconds(BUZZ_RELAY_MAX_FUTURE_SECONDS, 900, 0, 86_400),
+                (int) env.integer(BUZZ_MAX_PENDING_PER_OWNER, 100, 1, 1_000_000, "messages"),
+                allowedKinds(env));
+
+        Duration lease = env.seconds(BUZZ_LEASE_SECONDS, 60, 1, 3_600);
+        Duration publishTimeout = env.seconds(BUZZ_PUBLISH_TIMEOUT_SECONDS, 10, 1, 600);
+        Duration margin = env.seconds(BUZZ_LEASE_MARGIN_SECONDS, 5, 0, 600);
+        if (lease.compareTo(publishTimeout.plus(margin)) <= 0) {
+            throw new InvalidConfigurationException(BUZZ_LEASE_SECONDS, BUZZ_LEASE_SECONDS + " (" + lease.toSeconds()
+                    + ") must be longer than " + BUZZ_PUBLISH_TIMEOUT_SECONDS + " (" + publishTimeout.toSeconds()
+                    + ") plus " + BUZZ_LEASE_MARGIN_SECONDS + " (" + margin.toSeconds()
+                    + "): a claim must outlive the longest wait for the relay");
+        }
+        Duration retryBase = env.seconds(BUZZ_RETRY_BASE_SECONDS, 2, 1, 3_600);
+        Duration retryMax = env.seconds(BUZZ_RETRY_MAX_SECONDS, 120, 1, 86_400);
+        if (retryMax.compareTo(retryBase) < 0) {
+            throw new InvalidConfigurationException(BUZZ_RETRY_MAX_SECONDS, BUZZ_RETRY_MAX_SECONDS + " ("
+                    + retryMax.toSeconds() + ") must not be below " + BUZZ_RETRY_BASE_SECONDS + " ("
+                    + retryBase.toSeconds() + ")");
+        }
+        int maxInFlight = (int) env.integer(BUZZ_MAX_IN_FLIGHT, 32, 1, 10_000, "sends");
+        int claimBatch = (int) env.integer(BUZZ_CLAIM_BATCH_SIZE, Math.min(32, maxInFlight), 1, 10_000, "messages");
+        if (claimBatch > maxInFlight) {
+            throw new InvalidConfigurationException(BUZZ_CLAIM_BATCH_SIZE, BUZZ_CLAIM_BATCH_SIZE + " (" + claimBatch
+                    + ") must not exceed " + BUZZ_MAX_IN_FLIGHT + " (" + maxInFlight + ")");
+        }
+        Delivery delivery = new Delivery(lease, publishTimeout, margin,
+                env.seconds(BUZZ_REAP_GRACE_SECONDS, 10, 0, 3_600),
+                retryBase, retryMax, claimBatch, maxInFlight,
+                env.seconds(BUZZ_POLL_SECONDS, 30, 1, 3_600),
+                env.seconds(BUZZ_SHUTDOWN_GRACE_SECONDS, 15, 0, 600),
+                Duration.ofDays(env.integer(BUZZ_RETENTION_DAYS, 7, 1, 3650, "days")));
+
+        return new SidecarConfig(enabled, dataDirectory, new Database(databaseUrl, poolSize),
+                new Http(host, port, URI.create(withoutSlash)), new Relay(relayUrl, keyFile),
+                new Access(operators, policy, callback), limits, delivery);
+    }
+
+    /** The owner side's settings (admission rules, create limits, relay window). */
+    public SchedulingSettings schedulingSettings() {
+        return new SchedulingSettings(
+                new AdmissionRules(limits.allowedKinds(), AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, limits.horizon()),
+                new CreateLimits(limits.maxPendingPerOwner(), MAX_PER_CHANNEL_WINDOW, CHANNEL_WINDOW),
+                limits.relayMaxFuture());
+    }
+
+    /** The delivery side's settings, with {@code jitter} (uniform in [0, 1)) spreading retries. */
+    public DeliverySettings deliverySettings(DoubleSupplier jitter) {
+        return new DeliverySettings(delivery.lease(), delivery.publishTimeout(), delivery.leaseMargin(),
+                delivery.reapGrace(), limits.maxLateness(), new Backoff(delivery.retryBase(), delivery.retryMax(), jitter));
+    }
+
+    private static Set<PublicKey> operatorKeys(EnvironmentReader env) {
+        Set<PublicKey> keys = new LinkedHashSet<>();
+        for (String item : env.text(RELAY_OPERATOR_PUBKEYS, "").split(",")) {
+            String hex = item.strip();
+            if (hex.isEmpty()) {
+                continue;
+            }
+            try {
+                keys.add(new PublicKey(hex));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigurationException(RELAY_OPERATOR_PUBKEYS, RELAY_OPERATOR_PUBKEYS
+                        + " must be comma-separated pubkeys of 64 lowercase hex characters; '" + hex + "' is not one");
+            }
+        }
+        return Set.copyOf(keys);
+    }
+
+    private static Set<Integer> allowedKinds(EnvironmentReader env) {
+        Optional<String> raw = env.text(BUZZ_ALLOWED_KINDS);
+        if (raw.isEmpty()) {
+            return AdmissionRules.DEFAULT_KINDS;
+        }
+        Set<Integer> kinds = new LinkedHashSet<>();
+        for (String item : raw.get().split(",")) {
+            String text = item.strip();
+            if (text.isEmpty()) {
+                continue;
+            }
+            int kind;
+            try {
+                kind = Integer.parseInt(text);
+            } catch (NumberFormatException e) {
+                kind = -1;
+            }
+            if (kind < 0 || kind > 65_535) {
+                throw new InvalidConfigurationException(BUZZ_ALLOWED_KINDS, BUZZ_ALLOWED_KINDS
+                        + " must be comma-separated event kinds from 0 to 65535; '" + text + "' is not one");
+            }
+            kinds.add(kind);
+        }
+        if (kinds.isEmpty()) {
+            throw new InvalidConfigurationException(BUZZ_ALLOWED_KINDS, BUZZ_ALLOWED_KINDS
+                    + " must name at least one event kind, got '" + raw.get() + "'");
+        }
+        return Set.copyOf(kinds);
+    }
+
+    /** Which access policy decides whether an owner may post in a channel ({@code BUZZ_ACCESS_POLICY}). */
+    public enum AccessPolicyChoice {
+        /** The relay decides at publish; admission allows. */
+        RELAY,
+        /** NIP-29 roster events read from the relay. */
+        NIP29,
+        /** An HTTP callback ({@code BUZZ_ACCESS_CALLBACK_URL}). */
+        HTTP;
+
+        /** Parses {@code relay}, {@code nip29} or {@code http} (any case). */
+        static AccessPolicyChoice parse(String text) {
+            return switch (text.toLowerCase(Locale.ROOT)) {
+                case "relay" -> RELAY;
+                case "nip29" -> NIP29;
+                case "http" -> HTTP;
+                default -> throw new InvalidConfigurationException(BUZZ_ACCESS_POLICY, BUZZ_ACCESS_POLICY
+                        + " must be relay, nip29 or http, got '" + text + "'");
+            };
+        }
+
+        /** The wire name, as written in {@code BUZZ_ACCESS_POLICY}. */
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * @param url      {@code DATABASE_URL}, or empty for the embedded PostgreSQL under the data directory
+     * @param poolSize {@code BUZZ_DB_POOL_SIZE}: most connections the pool opens (default 10)
+     */
+    public record Database(Optional<String> url, int poolSize) {
+        public Database {
+            if (url == null || poolSize < 1) {
+                throw new IllegalArgumentException("database configuration needs a url option and a positive pool size");
+            }
+        }
+    }
+
+    /**
+     * @param host          {@code HTTP_HOST} (default 127.0.0.1)
+     * @param port          {@code HTTP_PORT} (default 8088)
+     * @param publicBaseUrl {@code PUBLIC_BASE_URL} without a trailing slash (default {@code http://host:port})
+     */
+    public record Http(String host, int port, URI publicBaseUrl) {
+        public Http {
+            if (host == null || host.isBlank() || port < 1 || port > 65_535 || publicBaseUrl == null) {
+                throw new IllegalArgumentException("http configuration needs a host, a port 1..65535 and a base URL");
+            }
+        }
+    }
+
+    /**
+     * @param url           {@code RELAY_URL}, a ws:// or wss:// URL (default ws://127.0.0.1:7777)
+     * @param secretKeyFile {@code SIDECAR_SECRET_KEY_FILE} (default {@code BUZZ_DATA_DIR/sidecar.key})
+     */
+    public record Relay(URI url, Path secretKeyFile) {
+        public Relay {
+            if (url == null || secretKeyFile == null) {
+                throw new IllegalArgumentException("relay configuration needs a URL and a key file");
+            }
+        }
+    }
+
+    /**
+     * @param operators   {@code RELAY_OPERATOR_PUBKEYS}: pubkeys allowed on operator routes (may be empty)
+     * @param policy      {@code BUZZ_ACCESS_POLICY}
+     * @param callbackUrl {@code BUZZ_ACCESS_CALLBACK_URL}, required for the http policy
+     */
+    public record Access(Set<PublicKey> operators, AccessPolicyChoice policy, Optional<URI> callbackUrl) {
+        public Access {
+            if (operators == null || policy == null || callbackUrl == null) {
+                throw new IllegalArgumentException("access configuration has a missing part");
+            }
+            operators = Set.copyOf(operators);
+        }
+    }
+
+    /**
+     * @param horizon            {@code BUZZ_MAX_HORIZON_DAYS} (default 120 days)
+     * @param maxLateness        {@code BUZZ_MAX_LATENESS_SECONDS} (default 900 s)
+     * @param relayMaxFuture     {@code BUZZ_RELAY_MAX_FUTURE_SECONDS} (default 900 s)
+     * @param maxPendingPerOwner {@code BUZZ_MAX_PENDING_PER_OWNER} (default 100)
+     * @param allowedKinds       {@code BUZZ_ALLOWED_KINDS} (default 9, 40002, 40008, 45001, 45003, 1)
+     */
+    public record Limits(Duration horizon, Duration maxLateness, Duration relayMaxFuture, int maxPendingPerOwner,
+                         Set<Integer> allowedKinds) {
+        public Limits {
+            if (horizon == null || maxLateness == null || relayMaxFuture == null || allowedKinds == null
+                    || allowedKinds.isEmpty() || maxPendingPerOwner < 1) {
+                throw new IllegalArgumentException("limits have a missing or non-positive value");
+            }
+            allowedKinds = Set.copyOf(allowedKinds);
+        }
+    }
+
+    /**
+     * @param lease          {@code BUZZ_LEASE_SECONDS} (default 60 s): how long a claim lasts unless renewed
+     * @param publishTimeout {@code BUZZ_PUBLISH_TIMEOUT_SECONDS} (default 10 s): longest wait for the relay's OK
+     * @param leaseMargin    {@code BUZZ_LEASE_MARGIN_SECONDS} (default 5 s): lease kept in reserve beyond the
+     *                       publish timeout before a send may start
+     * @param reapGrace      {@code BUZZ_REAP_GRACE_SECONDS} (default 10 s): wait after a lease ends before reaping
+     * @param retryBase      {@code BUZZ_RETRY_BASE_SECONDS} (default 2 s): first retry delay before jitter
+     * @param retryMax       {@code BUZZ_RETRY_MAX_SECONDS} (default 120 s): largest retry delay before jitter
+     * @param claimBatchSize {@code BUZZ_CLAIM_BATCH_SIZE} (default 32, at most {@code maxInFlight}): most messages
+     *                       claimed in one transaction
+     * @param maxInFlight    {@code BUZZ_MAX_IN_FLIGHT} (default 32): most sends this node runs at once
+     * @param pollInterval   {@code BUZZ_POLL_SECONDS} (default 30 s): the dispatcher's backstop poll
+     * @param shutdownGrace  {@code BUZZ_SHUTDOWN_GRACE_SECONDS} (default 15 s): how long in-flight sends may
+     *                       finish on shutdown
+     * @param retention      {@code BUZZ_RETENTION_DAYS} (default 7 days): how long terminal messages are kept
+     */
+    public record Delivery(Duration lease, Duration publishTimeout, Duration leaseMargin, Duration reapGrace,
+                           Duration retryBase, Duration retryMax, int claimBatchSize, int maxInFlight,
+                           Duration pollInterval,
+                           Duration shutdownGrace, Duration retention) {
+        public Delivery {
+            if (lease == null || publishTimeout == null || leaseMargin == null || reapGrace == null
+                    || retryBase == null || retryMax == null || pollInterval == null || shutdownGrace == null
+                    || retention == null || claimBatchSize < 1 || maxInFlight < claimBatchSize) {
+                throw new IllegalArgumentException("delivery timing has a missing or non-positive value");
+            }
+        }
+    }
+}

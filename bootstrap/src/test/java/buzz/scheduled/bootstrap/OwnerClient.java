@@ -1,0 +1,96 @@
+package buzz.scheduled.bootstrap;
+
+import buzz.scheduled.adapters.relay.signature.Bip340Signer;
+import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An owner talking to a running sidecar as a client app would: events signed with real BIP-340 keys and NIP-98
+ * {@code Authorization} headers for {@code http://127.0.0.1:<port>} (the default {@code PUBLIC_BASE_URL}).
+ */
+final class OwnerClient {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Bip340Signer signer = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final AtomicLong nonce = new AtomicLong();
+    private final int port;
+
+    OwnerClient(int port) {
+        this.port = port;
+    }
+
+    /** A kind-9 channel message for {@code channel}, due {@code dueIn} from now. */
+    NostrEvent message(String channel, String content, Duration dueIn) {
+        return signer.sign(Instant.now().plus(dueIn).getEpochSecond(), 9, List.of(List.of("h", channel)), content);
+    }
+
+    /** {@code POST /v1/scheduled-messages} with {@code event}. */
+    Reply schedule(NostrEvent event) throws IOException, InterruptedException {
+        String body = JSON.writeValueAsString(java.util.Map.of("event", NostrEventJson.toJson(event)));
+        return send("POST", "/v1/scheduled-messages", body);
+    }
+
+    /** {@code GET /v1/scheduled-messages/{id}}. */
+    Reply get(String id) throws IOException, InterruptedException {
+        return send("GET", "/v1/scheduled-messages/" + id, null);
+    }
+
+    private Reply send(String method, String path, String body) throws IOException, InterruptedException {
+        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(bytes))
+                .header("Authorization", nip98(method, "http://127.0.0.1:" + port + path, bytes));
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        JsonNode json = response.body().isEmpty() ? null : JSON.readTree(response.body());
+        return new Reply(response.statusCode(), json, response.body());
+    }
+
+    /** NIP-98: a kind-27235 event naming the URL, method and body hash, base64 in {@code Authorization: Nostr}. */
+    private String nip98(String method, String url, byte[] body) {
+        List<List<String>> tags = new ArrayList<>();
+        tags.add(List.of("u", url));
+        tags.add(List.of("method", method));
+        if (body.length > 0) {
+            tags.add(List.of("payload", sha256(body)));
+        }
+        tags.add(List.of("nonce", Long.toString(nonce.incrementAndGet())));
+        NostrEvent auth = signer.sign(Instant.now().getEpochSecond(), 27235, tags, "");
+        return "Nostr " + Base64.getEncoder().encodeToString(NostrEventJson.write(auth).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A response: status, parsed JSON body (or null when empty) and the raw text. */
+    record Reply(int status, JsonNode json, String text) {
+    }
+}

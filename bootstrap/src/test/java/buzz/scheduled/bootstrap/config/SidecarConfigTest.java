@@ -1,0 +1,237 @@
+package buzz.scheduled.bootstrap.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import buzz.scheduled.application.service.DeliverySettings;
+import buzz.scheduled.application.service.SchedulingSettings;
+import buzz.scheduled.bootstrap.config.SidecarConfig.AccessPolicyChoice;
+import buzz.scheduled.domain.nostr.PublicKey;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class SidecarConfigTest {
+
+    private static final String KEY_A = "a".repeat(64);
+    private static final String KEY_B = "0123456789abcdef".repeat(4);
+
+    @Test
+    void fromEnvironment_nothingSet_givesTheSpecDefaults() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of());
+
+        assertThat(config.scheduledMessages()).isFalse();
+        assertThat(config.dataDirectory()).isEqualTo(Path.of("var"));
+        assertThat(config.database().url()).isEmpty();
+        assertThat(config.database().poolSize()).isEqualTo(10);
+        assertThat(config.relay().url()).isEqualTo(URI.create("ws://127.0.0.1:7777"));
+        assertThat(config.http().host()).isEqualTo("127.0.0.1");
+        assertThat(config.http().port()).isEqualTo(8088);
+        assertThat(config.http().publicBaseUrl()).isEqualTo(URI.create("http://127.0.0.1:8088"));
+        assertThat(config.relay().secretKeyFile()).isEqualTo(Path.of("var", "sidecar.key"));
+        assertThat(config.access().operators()).isEmpty();
+        assertThat(config.access().policy()).isEqualTo(AccessPolicyChoice.RELAY);
+        assertThat(config.limits().horizon()).isEqualTo(Duration.ofDays(120));
+        assertThat(config.limits().maxLateness()).isEqualTo(Duration.ofSeconds(900));
+        assertThat(config.limits().relayMaxFuture()).isEqualTo(Duration.ofSeconds(900));
+        assertThat(config.limits().maxPendingPerOwner()).isEqualTo(100);
+        assertThat(config.limits().allowedKinds()).containsExactlyInAnyOrder(9, 40002, 40008, 45001, 45003, 1);
+        assertThat(config.delivery().lease()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(config.delivery().publishTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.delivery().retention()).isEqualTo(Duration.ofDays(7));
+    }
+
+    @Test
+    void fromEnvironment_everySpecVariableSet_readsEachOne() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.ofEntries(
+                Map.entry("BUZZ_SCHEDULED_MESSAGES", "on"),
+                Map.entry("DATABASE_URL", "postgres://u:p@db.internal:5433/buzz"),
+                Map.entry("BUZZ_DATA_DIR", "/srv/buzz"),
+                Map.entry("RELAY_URL", "wss://relay.example.com/"),
+                Map.entry("HTTP_HOST", "0.0.0.0"),
+                Map.entry("HTTP_PORT", "9000"),
+                Map.entry("PUBLIC_BASE_URL", "https://chat.example.com/sched/"),
+                Map.entry("SIDECAR_SECRET_KEY_FILE", "/etc/buzz/key"),
+                Map.entry("RELAY_OPERATOR_PUBKEYS", KEY_A + ", " + KEY_B + ","),
+                Map.entry("BUZZ_ACCESS_POLICY", "NIP29"),
+                Map.entry("BUZZ_MAX_HORIZON_DAYS", "30"),
+                Map.entry("BUZZ_MAX_LATENESS_SECONDS", "600"),
+                Map.entry("BUZZ_RELAY_MAX_FUTURE_SECONDS", "300"),
+                Map.entry("BUZZ_MAX_PENDING_PER_OWNER", "5")));
+
+        assertThat(config.scheduledMessages()).isTrue();
+        assertThat(config.database().url()).contains("postgres://u:p@db.internal:5433/buzz");
+        assertThat(config.dataDirectory()).isEqualTo(Path.of("/srv/buzz"));
+        assertThat(config.relay().url()).isEqualTo(URI.create("wss://relay.example.com/"));
+        assertThat(config.http().host()).isEqualTo("0.0.0.0");
+        assertThat(config.http().port()).isEqualTo(9000);
+        assertThat(config.http().publicBaseUrl()).isEqualTo(URI.create("https://chat.example.com/sched"));
+        assertThat(config.relay().secretKeyFile()).isEqualTo(Path.of("/etc/buzz/key"));
+        assertThat(config.access().operators()).containsExactlyInAnyOrder(new PublicKey(KEY_A), new PublicKey(KEY_B));
+        assertThat(config.access().policy()).isEqualTo(AccessPolicyChoice.NIP29);
+        assertThat(config.limits().horizon()).isEqualTo(Duration.ofDays(30));
+        assertThat(config.limits().maxLateness()).isEqualTo(Duration.ofSeconds(600));
+        assertThat(config.limits().relayMaxFuture()).isEqualTo(Duration.ofSeconds(300));
+        assertThat(config.limits().maxPendingPerOwner()).isEqualTo(5);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"on,true", "ON,true", "true,true", "1,true", "off,false", "False,false", "0,false", "'  ',false"})
+    void scheduledMessages_acceptedSpellings_turnTheFeatureOnOrOff(String value, boolean expected) {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_SCHEDULED_MESSAGES", value));
+
+        assertThat(config.scheduledMessages()).isEqualTo(expected);
+    }
+
+    @Test
+    void keyFile_dataDirectorySet_defaultsToSidecarKeyInsideIt() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_DATA_DIR", "/data/buzz"));
+
+        assertThat(config.relay().secretKeyFile()).isEqualTo(Path.of("/data/buzz/sidecar.key"));
+    }
+
+    @Test
+    void publicBaseUrl_ipv6Host_isBracketedInTheDefault() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("HTTP_HOST", "::1", "HTTP_PORT", "8090"));
+
+        assertThat(config.http().publicBaseUrl()).isEqualTo(URI.create("http://[::1]:8090"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "BUZZ_SCHEDULED_MESSAGES|yes please|must be on or off",
+            "DATABASE_URL|mysql://u@h/db|must be postgres://",
+            "HTTP_PORT|80a|must be a whole number from 1 to 65535 (TCP port), got '80a'",
+            "HTTP_PORT|0|from 1 to 65535",
+            "HTTP_PORT|65536|from 1 to 65535",
+            "PUBLIC_BASE_URL|ftp://x.example|must be an absolute http(s) URL",
+            "PUBLIC_BASE_URL|http://x.example/a?b=c|must not carry a ?query",
+            "PUBLIC_BASE_URL|http://u:p@x.example|must not carry user info",
+            "RELAY_URL|http://127.0.0.1:7777|must be a WebSocket URL starting with ws:// or wss://",
+            "RELAY_URL|ws://|must",
+            "RELAY_OPERATOR_PUBKEYS|ABCDEF|'ABCDEF' is not one",
+            "BUZZ_ACCESS_POLICY|everyone|must be relay, nip29 or http, got 'everyone'",
+            "BUZZ_MAX_HORIZON_DAYS|0|from 1 to 3650",
+            "BUZZ_MAX_HORIZON_DAYS|1.5|got '1.5'",
+            "BUZZ_MAX_LATENESS_SECONDS|-1|from 1 to",
+            "BUZZ_RELAY_MAX_FUTURE_SECONDS|ten|got 'ten'",
+            "BUZZ_MAX_PENDING_PER_OWNER|0|from 1 to",
+            "BUZZ_ALLOWED_KINDS|9,x|'x' is not one",
+            "BUZZ_ALLOWED_KINDS|70000|'70000' is not one",
+            "BUZZ_ALLOWED_KINDS|',,'|must name at least one event kind",
+            "BUZZ_DB_POOL_SIZE|1|from 2 to 200",
+            "BUZZ_LEASE_SECONDS|0|from 1 to",
+            "BUZZ_PUBLISH_TIMEOUT_SECONDS|99999|from 1 to 600",
+            "BUZZ_REAP_GRACE_SECONDS|x|got 'x'",
+            "BUZZ_CLAIM_BATCH_SIZE|0|from 1 to",
+            "BUZZ_MAX_IN_FLIGHT|0|from 1 to 10000",
+            "BUZZ_POLL_SECONDS|0|from 1 to",
+            "BUZZ_RETENTION_DAYS|0|from 1 to"})
+    void fromEnvironment_invalidValue_failsNamingTheVariable(String variable, String value, String expected) {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of(variable, value)))
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.variable()).isEqualTo(variable))
+                .hasMessageStartingWith(variable)
+                .hasMessageContaining(expected);
+    }
+
+    @Test
+    void lease_notLongerThanPublishTimeoutPlusMargin_failsNamingBothValues() {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of(
+                "BUZZ_LEASE_SECONDS", "10", "BUZZ_PUBLISH_TIMEOUT_SECONDS", "30")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("BUZZ_LEASE_SECONDS (10) must be longer than BUZZ_PUBLISH_TIMEOUT_SECONDS (30) plus"
+                        + " BUZZ_LEASE_MARGIN_SECONDS (5): a claim must outlive the longest wait for the relay");
+    }
+
+    @Test
+    void retryMax_belowRetryBase_failsNamingBoth() {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of(
+                "BUZZ_RETRY_BASE_SECONDS", "30", "BUZZ_RETRY_MAX_SECONDS", "10")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("BUZZ_RETRY_MAX_SECONDS (10) must not be below BUZZ_RETRY_BASE_SECONDS (30)");
+    }
+
+    @Test
+    void claimBatch_largerThanMaxInFlight_failsNamingBoth() {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of(
+                "BUZZ_CLAIM_BATCH_SIZE", "50", "BUZZ_MAX_IN_FLIGHT", "10")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("BUZZ_CLAIM_BATCH_SIZE (50) must not exceed BUZZ_MAX_IN_FLIGHT (10)");
+    }
+
+    @Test
+    void claimBatch_unsetWithSmallMaxInFlight_followsMaxInFlight() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_MAX_IN_FLIGHT", "4"));
+
+        assertThat(config.delivery().claimBatchSize()).isEqualTo(4);
+        assertThat(config.delivery().maxInFlight()).isEqualTo(4);
+    }
+
+    @Test
+    void httpAccessPolicy_withoutCallbackUrl_failsNamingTheCallbackVariable() {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of("BUZZ_ACCESS_POLICY", "http")))
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.variable()).isEqualTo("BUZZ_ACCESS_CALLBACK_URL"));
+    }
+
+    @Test
+    void httpAccessPolicy_withCallbackUrl_keepsIt() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_ACCESS_POLICY", "http",
+                "BUZZ_ACCESS_CALLBACK_URL", "https://auth.example.com/check"));
+
+        assertThat(config.access().callbackUrl()).contains(URI.create("https://auth.example.com/check"));
+    }
+
+    @Test
+    void allowedKinds_set_replacesTheDefaults() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_ALLOWED_KINDS", " 9 , 1,"));
+
+        assertThat(config.limits().allowedKinds()).containsExactlyInAnyOrder(9, 1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jdbc:postgresql://127.0.0.1:5432/buzz?user=postgres", "postgresql://h/db"})
+    void databaseUrl_acceptedForms_areKept(String url) {
+        assertThat(SidecarConfig.fromEnvironment(Map.of("DATABASE_URL", url)).database().url()).isEqualTo(Optional.of(url));
+    }
+
+    @Test
+    void schedulingSettings_fromLimits_carryKindsHorizonPendingAndRelayWindow() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_ALLOWED_KINDS", "9",
+                "BUZZ_MAX_HORIZON_DAYS", "2", "BUZZ_MAX_PENDING_PER_OWNER", "7", "BUZZ_RELAY_MAX_FUTURE_SECONDS", "60"));
+
+        SchedulingSettings settings = config.schedulingSettings();
+
+        assertThat(settings.rules().allowedKinds()).isEqualTo(Set.of(9));
+        assertThat(settings.rules().horizon()).isEqualTo(Duration.ofDays(2));
+        assertThat(settings.limits().maxPendingPerOwner()).isEqualTo(7);
+        assertThat(settings.limits().maxPerChannelWindow()).isEqualTo(30);
+        assertThat(settings.limits().channelWindow()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(settings.relayWindow()).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void deliverySettings_fromTiming_carryLeaseTimeoutMarginGraceLatenessAndBackoff() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_LEASE_SECONDS", "40",
+                "BUZZ_PUBLISH_TIMEOUT_SECONDS", "8", "BUZZ_LEASE_MARGIN_SECONDS", "4", "BUZZ_REAP_GRACE_SECONDS", "3",
+                "BUZZ_MAX_LATENESS_SECONDS", "120", "BUZZ_RETRY_BASE_SECONDS", "1", "BUZZ_RETRY_MAX_SECONDS", "16"));
+
+        DeliverySettings settings = config.deliverySettings(() -> 0.0);
+
+        assertThat(settings.lease()).isEqualTo(Duration.ofSeconds(40));
+        assertThat(settings.publishTimeout()).isEqualTo(Duration.ofSeconds(8));
+        assertThat(settings.safetyMargin()).isEqualTo(Duration.ofSeconds(4));
+        assertThat(settings.reapGrace()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(settings.maxLateness()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(settings.backoff().delay(1)).isEqualTo(Duration.ofMillis(500));
+        assertThat(settings.backoff().delay(10)).isEqualTo(Duration.ofSeconds(8));
+    }
+}
