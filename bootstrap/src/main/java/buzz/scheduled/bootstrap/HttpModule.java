@@ -10,6 +10,7 @@ import buzz.scheduled.adapters.http.ReadinessCheck.Readiness;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.service.DeletionService;
+import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.domain.schedule.AdmissionRules;
@@ -62,7 +63,8 @@ public final class HttpModule extends AbstractModule {
     @Provides
     @Singleton
     HttpApi httpApi(OwnerMessagesService owner, OperatorAccess operators, AuthenticateRequestUseCase authentication,
-                    ReadinessCheck readiness, HttpSettings settings) {
-        return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings);
+                    ReadinessCheck readiness, HttpSettings settings, Dispatcher dispatcher) {
+        return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
+                .reportDelivery(dispatcher);
     }
 }

@@ -65,7 +65,17 @@ class ServeDeliveryProcessTest {
                 assertThat(NostrEventJson.write(readBack)).isEqualTo(NostrEventJson.write(event));
                 String id = created.json().get("id").asText();
                 assertThat(awaitState(owner, id, "published")).isTrue();
+                assertThat(metrics(httpPort)).contains("buzz_delivery_published_total 1\n")
+                        .contains("buzz_delivery_sent_total 1\n");
             }
+        }
+    }
+
+    private static String metrics(int port) throws Exception {
+        try (java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient()) {
+            return http.send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
         }
     }
 
