@@ -2,15 +2,22 @@ package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.DeliveryUseCase;
+import buzz.scheduled.application.port.in.PruneRetentionUseCase;
+import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.AuthenticateRequestService;
+import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.DeliveryService;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.OwnerMessagesService;
+import buzz.scheduled.application.service.ReservationsService;
+import buzz.scheduled.application.service.RetentionService;
+import buzz.scheduled.application.service.RetentionSettings;
 import buzz.scheduled.application.service.SchedulingSettings;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
@@ -39,5 +46,24 @@ public final class ApplicationModule extends AbstractModule {
     @Singleton
     DeliveryUseCase delivery(ScheduleStore store, AccessPolicy access, DeliverySettings settings) {
         return new DeliveryService(store, access, settings);
+    }
+
+    /** Channel deletion, member removal and purges (SPEC §3.9): the operator routes and the NIP-29 feed call it. */
+    @Provides
+    @Singleton
+    DeletionService deletion(ChannelAdministration administration) {
+        return new DeletionService(administration);
+    }
+
+    @Provides
+    @Singleton
+    ReservationsUseCase reservations(ChannelAdministration administration) {
+        return new ReservationsService(administration);
+    }
+
+    @Provides
+    @Singleton
+    PruneRetentionUseCase retention(ChannelAdministration administration, RetentionSettings settings) {
+        return new RetentionService(administration, settings);
     }
 }

@@ -2,10 +2,15 @@ package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.http.HttpApi;
 import buzz.scheduled.adapters.http.HttpSettings;
+import buzz.scheduled.adapters.http.OperatorAccess;
+import buzz.scheduled.adapters.http.OperatorUseCases;
 import buzz.scheduled.adapters.http.OwnerUseCases;
 import buzz.scheduled.adapters.http.ReadinessCheck;
 import buzz.scheduled.adapters.http.ReadinessCheck.Readiness;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
+import buzz.scheduled.application.port.in.ReservationsUseCase;
+import buzz.scheduled.application.service.DeletionService;
+import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.domain.schedule.AdmissionRules;
@@ -16,7 +21,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 
-/** Binds the HTTP adapter: the owner routes over the owner service, NIP-98 authentication, and a database readiness check. */
+/**
+ * Binds the HTTP adapter: the owner routes over the owner service, the operator routes (reservations, deletion,
+ * purges) for {@code RELAY_OPERATOR_PUBKEYS}, NIP-98 authentication, and a database readiness check.
+ */
 public final class HttpModule extends AbstractModule {
 
     /** Seconds a connection gets to prove itself for {@code GET /readyz}. */
@@ -42,10 +50,21 @@ public final class HttpModule extends AbstractModule {
         };
     }
 
+    /**
+     * The operator routes always get their use cases, even with no {@code RELAY_OPERATOR_PUBKEYS}: the routes then
+     * forbid everyone, but {@code GET /metrics} still carries the reservation gauges.
+     */
     @Provides
     @Singleton
-    HttpApi httpApi(OwnerMessagesService owner, AuthenticateRequestUseCase authentication, ReadinessCheck readiness,
-                    HttpSettings settings) {
-        return new HttpApi(OwnerUseCases.of(owner), authentication, readiness, settings);
+    OperatorAccess operatorAccess(SidecarConfig config, ReservationsUseCase reservations, DeletionService deletion) {
+        return OperatorAccess.of(config.access().operators(), OperatorUseCases.of(reservations, deletion));
+    }
+
+    @Provides
+    @Singleton
+    HttpApi httpApi(OwnerMessagesService owner, OperatorAccess operators, AuthenticateRequestUseCase authentication,
+                    ReadinessCheck readiness, HttpSettings settings, Dispatcher dispatcher) {
+        return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
+                .reportDelivery(dispatcher);
     }
 }

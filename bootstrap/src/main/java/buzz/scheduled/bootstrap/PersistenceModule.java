@@ -1,18 +1,29 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import javax.sql.DataSource;
 
-/** Binds the storage port to the PostgreSQL adapter (jOOQ over the shared pool). */
+/**
+ * Binds the storage ports to the PostgreSQL adapter (jOOQ over the shared pool): the schedule store and the
+ * channel administration (deletion, purges, retention pruning, reservations).
+ */
 public final class PersistenceModule extends AbstractModule {
 
     @Provides
     @Singleton
     ScheduleStore scheduleStore(DataSource dataSource) {
         return new PostgresScheduleStore(dataSource);
+    }
+
+    @Provides
+    @Singleton
+    ChannelAdministration channelAdministration(DataSource dataSource) {
+        return new PostgresChannelAdministration(dataSource);
     }
 }

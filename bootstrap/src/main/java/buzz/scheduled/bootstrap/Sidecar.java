@@ -3,10 +3,14 @@ package buzz.scheduled.bootstrap;
 import buzz.scheduled.adapters.http.HttpApi;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
 import buzz.scheduled.adapters.relay.RelayClient;
-import buzz.scheduled.application.service.Dispatcher;
+import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.port.in.PruneRetentionUseCase;
+import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.config.SidecarConfig.AccessPolicyChoice;
 import buzz.scheduled.bootstrap.database.SidecarDatabase;
+import buzz.scheduled.domain.nostr.PublicKey;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Module;
@@ -21,8 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The running sidecar of {@code serve}: database (embedded or external), migrated schema, the sidecar key, the wired
- * object graph, delivery (LISTEN wake-ups, relay connection, dispatcher) and the HTTP API. Parts are opened in that
- * order and closed in reverse (HTTP first, then the dispatcher, ..., the embedded database last).
+ * object graph, the NIP-29 group feed (only with {@code BUZZ_ACCESS_POLICY=nip29}), delivery (LISTEN wake-ups,
+ * relay connection, dispatcher), the periodic retention passes and the HTTP API. Parts are opened in that order and
+ * closed in reverse (HTTP first, then retention, the dispatcher, ..., the group feed, the embedded database last).
  * {@link #close()} is what the shutdown hook calls, and may run while {@link #start} is still opening parts (a
  * signal during start-up).
  */
@@ -48,14 +53,19 @@ public final class Sidecar implements AutoCloseable {
      * @throws IOException when the embedded database or the listener cannot start
      */
     public void start(SidecarConfig config) throws IOException {
-        SidecarModule.accessPolicy(config); // refuse an unavailable policy before starting anything
         try {
             SidecarDatabase database = own(SidecarDatabase.open(config));
             database.migrate();
             SecretKey key = SidecarKeys.readOrCreate(config.relay().secretKeyFile());
             LOG.info("sidecar public key {} (from {})", key.publicKey().hex(), config.relay().secretKeyFile());
             injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database, key));
+            if (config.access().policy() == AccessPolicyChoice.NIP29) {
+                startGroupFeed(config);
+            }
             startDelivery(config);
+            RetentionPasses retention = own(new RetentionPasses(injector.getInstance(PruneRetentionUseCase.class),
+                    RetentionPasses.FIRST_PASS_AFTER, RetentionPasses.EVERY));
+            retention.start();
             HttpApi http = injector.getInstance(HttpApi.class);
             own((AutoCloseable) http::stop);
             try {
@@ -68,6 +78,19 @@ public final class Sidecar implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * Starts following the relay's NIP-29 group state. Before delivery, so the dispatcher's first pre-send checks
+     * find the feed syncing; closed after the dispatcher stopped and before the pool (it carries out removals and
+     * deletions through it). Until the backlog is read the policy answers "unavailable" (admission {@code 503},
+     * delivery retries).
+     */
+    private void startGroupFeed(SidecarConfig config) {
+        GroupFeed feed = own(injector.getInstance(GroupFeed.class));
+        feed.start();
+        LOG.info("following NIP-29 group state on {} (relay key {})", config.relay().url(),
+                config.access().relayPubkey().map(PublicKey::hex).orElse("from its NIP-11 document"));
     }
 
     /**
@@ -96,7 +119,8 @@ public final class Sidecar implements AutoCloseable {
     /** The modules of the object graph. */
     static List<Module> modules(SidecarConfig config, SidecarDatabase database, SecretKey key) {
         return List.of(new SidecarModule(config, database.dataSource(), database.url()), new RelayModule(key),
-                new PersistenceModule(), new ApplicationModule(), new HttpModule(), new DeliveryModule());
+                new AccessModule(config.access().policy()), new PersistenceModule(), new ApplicationModule(),
+                new HttpModule(), new DeliveryModule());
     }
 
     /** The wired object graph (after {@link #start}). */

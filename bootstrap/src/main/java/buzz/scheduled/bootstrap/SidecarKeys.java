@@ -35,7 +35,8 @@ final class SidecarKeys {
     static SecretKey generate(Path file, boolean replace) {
         if (!replace || Files.notExists(file)) {
             if (Files.exists(file)) {
-                throw new IllegalStateException("key file " + file + " already exists; keygen --force replaces it"
+                throw new IllegalStateException("key file " + file + " already exists (public key "
+                        + SecretKeyFile.read(file).publicKey().hex() + "); keygen --force replaces it"
                         + " (the relay must then trust the new public key)");
             }
             return SecretKeyFile.create(file, new SecureRandom());

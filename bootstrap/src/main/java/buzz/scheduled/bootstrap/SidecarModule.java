@@ -1,13 +1,11 @@
 package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.postgres.DatabaseUrl;
-import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DeliverySettings;
-import buzz.scheduled.application.service.RelayDecidesAccess;
+import buzz.scheduled.application.service.RetentionSettings;
 import buzz.scheduled.application.service.SchedulingSettings;
-import buzz.scheduled.bootstrap.config.InvalidConfigurationException;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
@@ -16,8 +14,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 /**
- * Binds what every part of the sidecar shares: the configuration and the settings derived from it, the database
- * pool, the wall clock, id generation and the access policy chosen by {@code BUZZ_ACCESS_POLICY}.
+ * Binds what every part of the sidecar shares: the configuration and the settings derived from it (scheduling,
+ * delivery, retention), the database pool, the wall clock and id generation. The access policy is
+ * {@link AccessModule}'s.
  */
 public final class SidecarModule extends AbstractModule {
 
@@ -62,21 +61,7 @@ public final class SidecarModule extends AbstractModule {
 
     @Provides
     @Singleton
-    AccessPolicy accessPolicy() {
-        return accessPolicy(config);
-    }
-
-    /**
-     * The access policy {@code BUZZ_ACCESS_POLICY} names.
-     *
-     * @throws InvalidConfigurationException for a policy this build does not have yet (nip29, http)
-     */
-    static AccessPolicy accessPolicy(SidecarConfig config) {
-        return switch (config.access().policy()) {
-            case RELAY -> new RelayDecidesAccess();
-            case NIP29, HTTP -> throw new InvalidConfigurationException(SidecarConfig.BUZZ_ACCESS_POLICY,
-                    SidecarConfig.BUZZ_ACCESS_POLICY + "=" + config.access().policy().wireName()
-                            + " is not available in this build yet; use relay");
-        };
+    RetentionSettings retentionSettings() {
+        return config.retentionSettings();
     }
 }

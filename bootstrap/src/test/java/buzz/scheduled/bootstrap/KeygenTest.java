@@ -45,6 +45,7 @@ class KeygenTest {
         assertThat(code).isEqualTo(Main.EXIT_FAILED);
         assertThat(stdout()).isEmpty();
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("key file " + file + " already exists")
+                .contains("public key " + SecretKeyFile.read(file).publicKey().hex())
                 .contains("--force");
         assertThat(Files.readString(file)).isEqualTo(before);
     }

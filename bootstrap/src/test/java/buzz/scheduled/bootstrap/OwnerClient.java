@@ -44,6 +44,11 @@ final class OwnerClient {
         return signer.sign(Instant.now().plus(dueIn).getEpochSecond(), 9, List.of(List.of("h", channel)), content);
     }
 
+    /** A kind-9 channel message for {@code channel}, due at {@code createdAt} (Unix seconds). */
+    NostrEvent messageAt(String channel, String content, long createdAt) {
+        return signer.sign(createdAt, 9, List.of(List.of("h", channel)), content);
+    }
+
     /** {@code POST /v1/scheduled-messages} with {@code event}. */
     Reply schedule(NostrEvent event) throws IOException, InterruptedException {
         String body = JSON.writeValueAsString(java.util.Map.of("event", NostrEventJson.toJson(event)));

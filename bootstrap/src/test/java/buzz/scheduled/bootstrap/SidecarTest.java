@@ -3,17 +3,21 @@ package buzz.scheduled.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.adapters.relay.signature.SecretKeyFile;
+import buzz.scheduled.application.port.in.PruneRetentionUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.RelayDecidesAccess;
+import buzz.scheduled.application.service.RetentionService;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.domain.nostr.NostrEvent;
+import com.google.inject.Key;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -26,10 +30,14 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,6 +70,8 @@ class SidecarTest {
             assertThat(sidecar.injector().getInstance(ScheduleIdSource.class).next())
                     .isNotEqualTo(sidecar.injector().getInstance(ScheduleIdSource.class).next());
             assertThat(sidecar.injector().getInstance(AccessPolicy.class)).isInstanceOf(RelayDecidesAccess.class);
+            assertThat(sidecar.injector().getExistingBinding(Key.get(GroupFeed.class)))
+                    .as("no NIP-29 feed unless BUZZ_ACCESS_POLICY=nip29").isNull();
             assertThat(sidecar.injector().getInstance(DeliverySettings.class).lease()).isEqualTo(Duration.ofSeconds(60));
             assertThat(sidecar.injector().getInstance(EventSignatures.class)).isInstanceOf(Bip340EventSignatures.class);
             assertThat(sidecar.injector().getInstance(SecretKey.class))
@@ -143,9 +153,9 @@ class SidecarTest {
     }
 
     @Test
-    void serve_accessPolicyNotInThisBuild_exitsWith2BeforeTouchingTheDatabase() {
+    void serve_httpPolicyWithoutAccessUrl_exitsWith2BeforeTouchingTheDatabase() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Main main = new Main(Map.of("BUZZ_ACCESS_POLICY", "nip29", "BUZZ_DATA_DIR", dataDir.toString()),
+        Main main = new Main(Map.of("BUZZ_ACCESS_POLICY", "http", "BUZZ_DATA_DIR", dataDir.toString()),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
 
@@ -153,8 +163,28 @@ class SidecarTest {
 
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("serve: invalid configuration: BUZZ_ACCESS_POLICY=nip29 is not available in this build yet");
+                .contains("serve: invalid configuration: BUZZ_ACCESS_URL must be set when BUZZ_ACCESS_POLICY=http");
         assertThat(dataDir.resolve("pgdata")).doesNotExist();
+    }
+
+    @Test
+    void retention_configuredDays_prunesOnlyTerminalMessagesThatEndedEarlier() throws Exception {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("DATABASE_URL", DATABASE.jdbcUrl(),
+                "BUZZ_DATA_DIR", dataDir.toString(), "HTTP_PORT", Integer.toString(freePort()),
+                "BUZZ_RETENTION_DAYS", "3"));
+
+        try (Sidecar sidecar = new Sidecar()) {
+            sidecar.start(config);
+            String old = terminalMessage(Duration.ofDays(4));
+            String recent = terminalMessage(Duration.ofDays(2));
+            PruneRetentionUseCase retention = sidecar.injector().getInstance(PruneRetentionUseCase.class);
+
+            int pruned = retention.prune();
+
+            assertThat(retention).isInstanceOf(RetentionService.class);
+            assertThat(pruned).isEqualTo(1);
+            assertThat(messageIds()).contains(recent).doesNotContain(old);
+        }
     }
 
     @Test
@@ -168,6 +198,35 @@ class SidecarTest {
         assertThat(main.run(new String[] {"serve", "--now"})).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown command 'launch'").contains("usage:")
                 .contains("serve takes no options");
+    }
+
+    /** A cancelled message whose end lies {@code ago} in the past; returns its id. */
+    private static String terminalMessage(Duration ago) throws Exception {
+        String id = UUID.randomUUID().toString();
+        try (Connection connection = DATABASE.dataSource().getConnection();
+             PreparedStatement insert = connection.prepareStatement("INSERT INTO scheduled_message"
+                     + " (id, owner, channel, revision, state, event_id, due_at, finished_at)"
+                     + " VALUES (?::uuid, ?, 'general', 1, 'cancelled', ?, now() - ? * interval '1 second',"
+                     + " now() - ? * interval '1 second')")) {
+            insert.setString(1, id);
+            insert.setString(2, "a".repeat(64));
+            insert.setString(3, id.replace("-", "").repeat(2));
+            insert.setLong(4, ago.toSeconds() + 3_600);
+            insert.setLong(5, ago.toSeconds());
+            insert.executeUpdate();
+        }
+        return id;
+    }
+
+    private static List<String> messageIds() throws Exception {
+        List<String> ids = new ArrayList<>();
+        try (Connection connection = DATABASE.dataSource().getConnection(); Statement statement = connection.createStatement();
+             ResultSet rs = statement.executeQuery("SELECT id::text FROM scheduled_message")) {
+            while (rs.next()) {
+                ids.add(rs.getString(1));
+            }
+        }
+        return ids;
     }
 
     private static int appliedMigrations() throws Exception {

@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.http;
 import buzz.scheduled.application.port.in.AuthenticateRequestCommand;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.AuthenticationResult;
+import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.Javalin;
@@ -83,6 +84,7 @@ public final class HttpApi {
     private final OperatorAccess operatorAccess;
     private final Optional<OperatorRoutes> operator;
     private final RequestMetrics metrics = new RequestMetrics();
+    private volatile Optional<DeliveryCountsUseCase> delivery = Optional.empty();
     private final ObjectMapper json = new ObjectMapper();
     private final String openApi;
     private final List<Entry> entries;
@@ -136,7 +138,8 @@ public final class HttpApi {
                 publicRoute("GET", "/healthz", ctx -> new Answer.Json(200, Map.of("status", "up"))),
                 publicRoute("GET", "/readyz", ctx -> ready()),
                 publicRoute("GET", "/metrics", ctx -> new Answer.Text(200, "text/plain; version=0.0.4; charset=utf-8",
-                        metrics.render() + operator.map(OperatorRoutes::metrics).orElse(""), Map.of())),
+                        metrics.render() + operator.map(OperatorRoutes::metrics).orElse("")
+                                + delivery.map(HttpApi::deliveryMetrics).orElse(""), Map.of())),
                 publicRoute("GET", "/openapi.yaml", ctx -> new Answer.Text(200, "application/yaml; charset=utf-8",
                         openApi, Map.of())),
                 operatorRoute("GET", OperatorRoutes.RESERVATIONS, OperatorRoutes::reservations),
@@ -144,6 +147,37 @@ public final class HttpApi {
                 operatorRoute("POST", OperatorRoutes.MEMBER_REMOVED, OperatorRoutes::memberRemoved),
                 operatorRoute("DELETE", OperatorRoutes.OWNER, OperatorRoutes::purgeOwner),
                 operatorRoute("DELETE", OperatorRoutes.ALL_MESSAGES, OperatorRoutes::purgeAll));
+    }
+
+    /**
+     * Adds the dispatcher's counters to {@code GET /metrics} as {@code buzz_delivery_*_total} (Prometheus
+     * counters). Call before {@link #start}.
+     *
+     * @return this API
+     */
+    public HttpApi reportDelivery(DeliveryCountsUseCase counts) {
+        if (counts == null) {
+            throw new IllegalArgumentException("delivery counts source is missing");
+        }
+        this.delivery = Optional.of(counts);
+        return this;
+    }
+
+    private static String deliveryMetrics(DeliveryCountsUseCase source) {
+        DeliveryCountsUseCase.DeliveryCounts counts = source.deliveryCounts();
+        Map<String, Long> values = new java.util.LinkedHashMap<>();
+        values.put("claimed", counts.claimed());
+        values.put("sent", counts.sent());
+        values.put("published", counts.published());
+        values.put("rejected", counts.rejected());
+        values.put("retried", counts.retried());
+        values.put("fence_rejections", counts.fenceRejections());
+        values.put("reaped", counts.reaped());
+        values.put("errors", counts.errors());
+        StringBuilder text = new StringBuilder();
+        values.forEach((name, value) -> text.append("# TYPE buzz_delivery_").append(name).append("_total counter\n")
+                .append("buzz_delivery_").append(name).append("_total ").append(value).append('\n'));
+        return text.toString();
     }
 
     /** Every route this API serves, in registration order (the OpenAPI document lists exactly these). */

@@ -179,39 +179,22 @@ public final class PostgresScheduleStore implements ScheduleStore {
         if (!expected.id().equals(next.id())) {
             throw new IllegalArgumentException("replace must keep the id: " + expected.id() + " vs " + next.id());
         }
+        boolean newRevision = !next.revision().equals(expected.revision());
+        boolean purge = next.event().isEmpty();
+        if (!newRevision && !purge) {
+            // One statement (the delivery path: pre-send step, publish, retry): autocommit, no transaction
+            // round trips.
+            return compareAndSet(dsl, expected, next);
+        }
         return dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
-            ScheduledMessageRecord values = toRecord(next);
-            values.changed(M.ID, false);
-            values.changed(M.CREATED_AT, false);
-            Condition stillAsRead = M.ID.eq(expected.id().value())
-                    .and(M.STATE.eq(expected.state().wireName()))
-                    .and(M.REVISION.eq(expected.revision().number()))
-                    .and(expected.token().isPresent()
-                            ? M.FENCING_TOKEN.eq(expected.token().get().value())
-                            : M.FENCING_TOKEN.isNull());
-            // Same claim before and after (the pre-send step): a lease renewed since `expected` was read must not
-            // be shortened by writing back the older lease end.
-            boolean sameClaim = expected.token().isPresent() && expected.token().equals(next.token());
-            int changed;
-            if (sameClaim) {
-                values.changed(M.LEASE_UNTIL, false);
-                changed = tx.update(M).set(values)
-                        .set(M.LEASE_UNTIL, DSL.greatest(M.LEASE_UNTIL, val(values.getLeaseUntil())))
-                        .where(stillAsRead).execute();
-            } else {
-                changed = tx.update(M).set(values).where(stillAsRead).execute();
-            }
-            if (changed > 1) {
-                throw new IllegalStateException("compare-and-set on " + expected.id() + " changed " + changed + " rows");
-            }
-            if (changed == 0) {
+            if (!compareAndSet(tx, expected, next)) {
                 return false;
             }
-            if (!next.revision().equals(expected.revision())) {
+            if (newRevision) {
                 insertRevision(tx, next);
             }
-            if (next.event().isEmpty()) {
+            if (purge) {
                 // Purged (cancel, terminal failure): no copy of any revision's event may stay behind.
                 tx.update(SCHEDULED_MESSAGE_REVISION)
                         .setNull(SCHEDULED_MESSAGE_REVISION.EVENT_JSON)
@@ -221,6 +204,35 @@ public final class PostgresScheduleStore implements ScheduleStore {
             }
             return true;
         });
+    }
+
+    /** The conditional UPDATE on (id, state, revision, token) with its row-count check. */
+    private static boolean compareAndSet(DSLContext ctx, ScheduledMessage expected, ScheduledMessage next) {
+        ScheduledMessageRecord values = toRecord(next);
+        values.changed(M.ID, false);
+        values.changed(M.CREATED_AT, false);
+        Condition stillAsRead = M.ID.eq(expected.id().value())
+                .and(M.STATE.eq(expected.state().wireName()))
+                .and(M.REVISION.eq(expected.revision().number()))
+                .and(expected.token().isPresent()
+                        ? M.FENCING_TOKEN.eq(expected.token().get().value())
+                        : M.FENCING_TOKEN.isNull());
+        // Same claim before and after (the pre-send step): a lease renewed since `expected` was read must not
+        // be shortened by writing back the older lease end.
+        boolean sameClaim = expected.token().isPresent() && expected.token().equals(next.token());
+        int changed;
+        if (sameClaim) {
+            values.changed(M.LEASE_UNTIL, false);
+            changed = ctx.update(M).set(values)
+                    .set(M.LEASE_UNTIL, DSL.greatest(M.LEASE_UNTIL, val(values.getLeaseUntil())))
+                    .where(stillAsRead).execute();
+        } else {
+            changed = ctx.update(M).set(values).where(stillAsRead).execute();
+        }
+        if (changed > 1) {
+            throw new IllegalStateException("compare-and-set on " + expected.id() + " changed " + changed + " rows");
+        }
+        return changed == 1;
     }
 
     @Override

@@ -41,15 +41,10 @@ public final class DeliveryService implements DeliveryUseCase {
 
     @Override
     public GateResult startSending(ClaimedWork work) {
-        Optional<ScheduledMessage> found = store.find(work.id());
-        if (found.isEmpty()) {
-            return new GateResult.Dropped("message " + work.id() + " is gone");
-        }
-        ScheduledMessage current = found.get();
-        if (!current.token().equals(Optional.of(work.token())) || !current.revision().equals(work.revision())
-                || !(current.state() instanceof ScheduleState.Claimed)) {
-            return new GateResult.Dropped("claim " + work.token() + " on " + work.id() + " was superseded");
-        }
+        // The claim's own value is the compare-and-set expectation: an edit, cancel, reap or rival claim since
+        // then changed the row's state, token or revision, and the fenced write below then changes nothing.
+        // No re-read is needed, which saves a round trip per message.
+        ScheduledMessage current = work.claimed();
         if (store.channelDeleted(current.channel())) {
             // A message that was in flight when its channel was deleted may come back here for a retry.
             return finish(current, work, (message, now) -> message.fail(work.token(), FailureReason.CHANNEL_DELETED, now))
@@ -87,19 +82,18 @@ public final class DeliveryService implements DeliveryUseCase {
 
     @Override
     public boolean published(ClaimedWork work) {
-        return finish(work, (message, now) -> message.publish(work.token(), now)).isPresent();
+        return finishAfterSend(work, (message, now) -> message.publish(work.token(), now));
     }
 
     @Override
     public boolean retryLater(ClaimedWork work, String why) {
-        return finish(work, (message, now) -> message.retryLater(work.token(),
-                now.plus(settings.backoff().delay(Math.max(1, message.attempts()))), settings.maxLateness(), now))
-                .isPresent();
+        return finishAfterSend(work, (message, now) -> message.retryLater(work.token(),
+                now.plus(settings.backoff().delay(Math.max(1, message.attempts()))), settings.maxLateness(), now));
     }
 
     @Override
     public boolean failed(ClaimedWork work, FailureReason reason, String why) {
-        return finish(work, (message, now) -> message.fail(work.token(), reason, now)).isPresent();
+        return finishAfterSend(work, (message, now) -> message.fail(work.token(), reason, now));
     }
 
     @Override
@@ -128,6 +122,21 @@ public final class DeliveryService implements DeliveryUseCase {
     @Override
     public Optional<Instant> nextDueAt() {
         return store.nextDueAt();
+    }
+
+    /**
+     * A finishing write after a send: the row should be in {@code sending} under this claim, so that is the
+     * compare-and-set expectation (no re-read). Called in another state (e.g. retry after a deferred pre-send
+     * step), the expectation misses and the write falls back to reading the row.
+     */
+    private boolean finishAfterSend(ClaimedWork work,
+                                    BiFunction<ScheduledMessage, Instant, DeliveryOutcome> transition) {
+        ScheduledMessage claimed = work.claimed();
+        ScheduledMessage sending = new ScheduledMessage(claimed.id(), claimed.owner(), claimed.channel(),
+                claimed.revision(), claimed.eventId(), claimed.dueAt(), claimed.event(),
+                new ScheduleState.Sending(work.token(), work.leaseUntil()), claimed.attempts(), claimed.createdAt(),
+                claimed.updatedAt());
+        return finish(sending, work, transition).isPresent() || finish(work, transition).isPresent();
     }
 
     private Optional<ScheduledMessage> finish(ClaimedWork work,

@@ -1,5 +1,6 @@
 package buzz.scheduled.application.service;
 
+import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
 import buzz.scheduled.application.port.in.DeliveryUseCase;
 import buzz.scheduled.application.port.in.DeliveryUseCase.ClaimedWork;
 import buzz.scheduled.application.port.in.DeliveryUseCase.GateResult;
@@ -46,7 +47,7 @@ import java.util.function.LongSupplier;
  * passed while it stalled, publishes nothing. The residual risk (a stall after that check) is described in
  * DELIVERY.md.
  */
-public final class Dispatcher {
+public final class Dispatcher implements DeliveryCountsUseCase {
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
 
     private final DeliveryUseCase delivery;
@@ -206,6 +207,13 @@ public final class Dispatcher {
     /** What this dispatcher has done since it started (for metrics and tests). */
     public Counts counts() {
         return tally.snapshot();
+    }
+
+    @Override
+    public DeliveryCounts deliveryCounts() {
+        Counts counts = tally.snapshot();
+        return new DeliveryCounts(counts.claimed(), counts.sent(), counts.published(), counts.rejected(),
+                counts.retried(), counts.fenceRejections(), counts.reaped(), counts.errors());
     }
 
     // ---------------------------------------------------------------------------------------------------

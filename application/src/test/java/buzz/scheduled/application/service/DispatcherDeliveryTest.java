@@ -242,7 +242,7 @@ class DispatcherDeliveryTest {
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
         assertThat(entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 
-        Dispatcher.Shutdown shutdown = fx.stop(dispatcher, Duration.ofMillis(200));
+        Dispatcher.Shutdown shutdown = fx.stop(dispatcher, Duration.ofSeconds(1));
         release.countDown();
 
         assertThat(shutdown.unfinished()).isEqualTo(1);

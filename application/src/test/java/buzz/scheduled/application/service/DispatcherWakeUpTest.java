@@ -43,7 +43,7 @@ class DispatcherWakeUpTest {
         fx.start(delivery, signal, settings);
         Await.until("the dispatcher to sleep", signal::sleeping);
 
-        assertThat(signal.waits().get(0)).isBetween(Duration.ofMillis(9_500), Duration.ofSeconds(10));
+        assertThat(signal.waits().get(0)).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
         assertThat(fx.relay.receipts()).isEmpty();
     }
 
@@ -59,7 +59,7 @@ class DispatcherWakeUpTest {
 
         assertThat(fx.relay.receipts()).isEmpty();
         assertThat(fx.state(message)).isEqualTo("scheduled");
-        assertThat(signal.waits().get(1)).isBetween(Duration.ofMillis(900), Duration.ofSeconds(1));
+        assertThat(signal.waits().get(1)).isBetween(Duration.ofMillis(500), Duration.ofSeconds(1));
 
         fx.clock.set(T0.plusSeconds(10));
         signal.notifyDue(Optional.of(T0.plusSeconds(10)));
@@ -93,7 +93,7 @@ class DispatcherWakeUpTest {
         ScheduledMessage message = fx.schedule(T0, "soon");
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
         Await.until("the dispatcher to sleep", signal::sleeping);
-        assertThat(signal.waits().get(0)).isBetween(Duration.ofMillis(200), Duration.ofMillis(300));
+        assertThat(signal.waits().get(0)).isPositive().isLessThanOrEqualTo(Duration.ofMillis(300));
 
         long before = System.nanoTime();
         fx.clock.set(T0);
@@ -101,7 +101,8 @@ class DispatcherWakeUpTest {
         long tookMillis = (System.nanoTime() - before) / 1_000_000;
 
         assertThat(dispatcher.counts().wakeUps()).isZero();
-        assertThat(tookMillis).isLessThan(1_000);
+        assertThat(tookMillis).as("woke by its own timer, long before the 30 s backstop")
+                .isLessThan(5_000);
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(fx.relay.early()).isEmpty();
     }
@@ -112,14 +113,14 @@ class DispatcherWakeUpTest {
         fx.start(delivery, signal, settings);
         Await.until("the first sleep", signal::sleeping);
 
-        // A notification arrives while the store's clock is still 1 ms short of the due time.
-        fx.clock.set(T0.plusSeconds(2).minusMillis(1));
+        // A notification arrives while the store's clock is still 50 ms short of the due time.
+        fx.clock.set(T0.plusSeconds(2).minusMillis(50));
         signal.notifyDue(Optional.of(T0.plusSeconds(1)));
-        // The store's clock stands still in this test, so the dispatcher keeps re-checking every millisecond.
+        // The store's clock stands still in this test, so the dispatcher keeps re-checking every 50 ms.
         Await.until("the re-check's sleep", () -> signal.waits().size() >= 2);
 
         assertThat(fx.state(message)).isEqualTo("scheduled");
-        assertThat(signal.waits().get(1)).isBetween(Duration.ZERO, Duration.ofMillis(1));
+        assertThat(signal.waits().get(1)).isPositive().isLessThanOrEqualTo(Duration.ofMillis(50));
         assertThat(fx.relay.receipts()).isEmpty();
         fx.clock.set(T0.plusSeconds(2));
         Await.until("publication", () -> fx.state(message).equals("published"));

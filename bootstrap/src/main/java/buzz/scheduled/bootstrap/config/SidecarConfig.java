@@ -2,6 +2,7 @@ package buzz.scheduled.bootstrap.config;
 
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.service.DeliverySettings;
+import buzz.scheduled.application.service.RetentionSettings;
 import buzz.scheduled.application.service.SchedulingSettings;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.AdmissionRules;
@@ -42,7 +43,8 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public static final String SIDECAR_SECRET_KEY_FILE = "SIDECAR_SECRET_KEY_FILE";
     public static final String RELAY_OPERATOR_PUBKEYS = "RELAY_OPERATOR_PUBKEYS";
     public static final String BUZZ_ACCESS_POLICY = "BUZZ_ACCESS_POLICY";
-    public static final String BUZZ_ACCESS_CALLBACK_URL = "BUZZ_ACCESS_CALLBACK_URL";
+    public static final String BUZZ_ACCESS_URL = "BUZZ_ACCESS_URL";
+    public static final String BUZZ_RELAY_PUBKEY = "BUZZ_RELAY_PUBKEY";
     public static final String BUZZ_MAX_HORIZON_DAYS = "BUZZ_MAX_HORIZON_DAYS";
     public static final String BUZZ_MAX_LATENESS_SECONDS = "BUZZ_MAX_LATENESS_SECONDS";
     public static final String BUZZ_RELAY_MAX_FUTURE_SECONDS = "BUZZ_RELAY_MAX_FUTURE_SECONDS";
@@ -64,7 +66,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     /** Every variable this configuration reads, for documentation and diagnostics. */
     public static final Set<String> VARIABLES = Set.of(BUZZ_SCHEDULED_MESSAGES, DATABASE_URL, BUZZ_DATA_DIR, RELAY_URL,
             HTTP_HOST, HTTP_PORT, PUBLIC_BASE_URL, SIDECAR_SECRET_KEY_FILE, RELAY_OPERATOR_PUBKEYS, BUZZ_ACCESS_POLICY,
-            BUZZ_ACCESS_CALLBACK_URL, BUZZ_MAX_HORIZON_DAYS, BUZZ_MAX_LATENESS_SECONDS, BUZZ_RELAY_MAX_FUTURE_SECONDS,
+            BUZZ_ACCESS_URL, BUZZ_RELAY_PUBKEY, BUZZ_MAX_HORIZON_DAYS, BUZZ_MAX_LATENESS_SECONDS, BUZZ_RELAY_MAX_FUTURE_SECONDS,
             BUZZ_MAX_PENDING_PER_OWNER, BUZZ_ALLOWED_KINDS, BUZZ_DB_POOL_SIZE, BUZZ_LEASE_SECONDS,
             BUZZ_PUBLISH_TIMEOUT_SECONDS, BUZZ_LEASE_MARGIN_SECONDS, BUZZ_REAP_GRACE_SECONDS, BUZZ_RETRY_BASE_SECONDS,
             BUZZ_RETRY_MAX_SECONDS, BUZZ_CLAIM_BATCH_SIZE, BUZZ_MAX_IN_FLIGHT, BUZZ_POLL_SECONDS, BUZZ_SHUTDOWN_GRACE_SECONDS,
@@ -124,12 +126,20 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
 
         Set<PublicKey> operators = operatorKeys(env);
         AccessPolicyChoice policy = AccessPolicyChoice.parse(env.text(BUZZ_ACCESS_POLICY, "relay"));
-        Optional<URI> callback = env.text(BUZZ_ACCESS_CALLBACK_URL)
-                .map(url -> env.uri(BUZZ_ACCESS_CALLBACK_URL, url, Set.of("http", "https"), "an absolute http(s) URL"));
-        if (policy == AccessPolicyChoice.HTTP && callback.isEmpty()) {
-            throw new InvalidConfigurationException(BUZZ_ACCESS_CALLBACK_URL, BUZZ_ACCESS_CALLBACK_URL
+        Optional<URI> accessUrl = env.text(BUZZ_ACCESS_URL)
+                .map(url -> env.uri(BUZZ_ACCESS_URL, url, Set.of("http", "https"), "an absolute http(s) URL"));
+        if (policy == AccessPolicyChoice.HTTP && accessUrl.isEmpty()) {
+            throw new InvalidConfigurationException(BUZZ_ACCESS_URL, BUZZ_ACCESS_URL
                     + " must be set when " + BUZZ_ACCESS_POLICY + "=http (the URL the access callback is sent to)");
         }
+        Optional<PublicKey> relayPubkey = env.text(BUZZ_RELAY_PUBKEY).map(hex -> {
+            try {
+                return new PublicKey(hex);
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigurationException(BUZZ_RELAY_PUBKEY, BUZZ_RELAY_PUBKEY
+                        + " must be the relay's pubkey, 64 lowercase hex characters, got '" + hex + "'");
+            }
+        });
 
         Limits limits = new Limits(
                 Duration.ofDays(env.integer(BUZZ_MAX_HORIZON_DAYS, 120, 1, 3650, "days")),
@@ -169,7 +179,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
 
         return new SidecarConfig(enabled, dataDirectory, new Database(databaseUrl, poolSize),
                 new Http(host, port, URI.create(withoutSlash)), new Relay(relayUrl, keyFile),
-                new Access(operators, policy, callback), limits, delivery);
+                new Access(operators, policy, accessUrl, relayPubkey), limits, delivery);
     }
 
     /** The owner side's settings (admission rules, create limits, relay window). */
@@ -178,6 +188,15 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                 new AdmissionRules(limits.allowedKinds(), AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, limits.horizon()),
                 new CreateLimits(limits.maxPendingPerOwner(), MAX_PER_CHANNEL_WINDOW, CHANNEL_WINDOW),
                 limits.relayMaxFuture());
+    }
+
+    /**
+     * Retention pruning (SPEC §3.9): {@code BUZZ_RETENTION_DAYS}, with the default batch size (500 rows per
+     * transaction) and batch budget per pass.
+     */
+    public RetentionSettings retentionSettings() {
+        return new RetentionSettings(delivery.retention(), RetentionSettings.DEFAULT_BATCH_SIZE,
+                RetentionSettings.DEFAULT_MAX_BATCHES_PER_PASS);
     }
 
     /** The delivery side's settings, with {@code jitter} (uniform in [0, 1)) spreading retries. */
@@ -239,7 +258,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
         RELAY,
         /** NIP-29 roster events read from the relay. */
         NIP29,
-        /** An HTTP callback ({@code BUZZ_ACCESS_CALLBACK_URL}). */
+        /** An HTTP callback ({@code BUZZ_ACCESS_URL}). */
         HTTP;
 
         /** Parses {@code relay}, {@code nip29} or {@code http} (any case). */
@@ -299,11 +318,14 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     /**
      * @param operators   {@code RELAY_OPERATOR_PUBKEYS}: pubkeys allowed on operator routes (may be empty)
      * @param policy      {@code BUZZ_ACCESS_POLICY}
-     * @param callbackUrl {@code BUZZ_ACCESS_CALLBACK_URL}, required for the http policy
+     * @param accessUrl   {@code BUZZ_ACCESS_URL}: where the http policy POSTs its question; required for that policy
+     * @param relayPubkey {@code BUZZ_RELAY_PUBKEY}: the key the nip29 policy expects on the relay's group state
+     *                    events; empty: read from the relay's NIP-11 document on every connect
      */
-    public record Access(Set<PublicKey> operators, AccessPolicyChoice policy, Optional<URI> callbackUrl) {
+    public record Access(Set<PublicKey> operators, AccessPolicyChoice policy, Optional<URI> accessUrl,
+                         Optional<PublicKey> relayPubkey) {
         public Access {
-            if (operators == null || policy == null || callbackUrl == null) {
+            if (operators == null || policy == null || accessUrl == null || relayPubkey == null) {
                 throw new IllegalArgumentException("access configuration has a missing part");
             }
             operators = Set.copyOf(operators);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.application.service.DeliverySettings;
+import buzz.scheduled.application.service.RetentionSettings;
 import buzz.scheduled.application.service.SchedulingSettings;
 import buzz.scheduled.bootstrap.config.SidecarConfig.AccessPolicyChoice;
 import buzz.scheduled.domain.nostr.PublicKey;
@@ -176,18 +177,85 @@ class SidecarConfigTest {
     }
 
     @Test
-    void httpAccessPolicy_withoutCallbackUrl_failsNamingTheCallbackVariable() {
+    void httpAccessPolicy_withoutAccessUrl_failsNamingBuzzAccessUrl() {
         assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of("BUZZ_ACCESS_POLICY", "http")))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
-                        e -> assertThat(e.variable()).isEqualTo("BUZZ_ACCESS_CALLBACK_URL"));
+                        e -> assertThat(e.variable()).isEqualTo("BUZZ_ACCESS_URL"))
+                .hasMessage("BUZZ_ACCESS_URL must be set when BUZZ_ACCESS_POLICY=http (the URL the access callback"
+                        + " is sent to)");
     }
 
     @Test
-    void httpAccessPolicy_withCallbackUrl_keepsIt() {
+    void httpAccessPolicy_withAccessUrl_keepsIt() {
         SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_ACCESS_POLICY", "http",
-                "BUZZ_ACCESS_CALLBACK_URL", "https://auth.example.com/check"));
+                "BUZZ_ACCESS_URL", "https://auth.example.com/check"));
 
-        assertThat(config.access().callbackUrl()).contains(URI.create("https://auth.example.com/check"));
+        assertThat(config.access().policy()).isEqualTo(AccessPolicyChoice.HTTP);
+        assertThat(config.access().accessUrl()).contains(URI.create("https://auth.example.com/check"));
+    }
+
+    @Test
+    void accessCallbackUrl_oldName_isNotRead() {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of("BUZZ_ACCESS_POLICY", "http",
+                "BUZZ_ACCESS_CALLBACK_URL", "https://auth.example.com/check")))
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.variable()).isEqualTo("BUZZ_ACCESS_URL"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "ftp://auth.example.com/check | BUZZ_ACCESS_URL must be an absolute http(s) URL starting with http:// or https://, got 'ftp://auth.example.com/check'",
+            "/check                       | BUZZ_ACCESS_URL must be an absolute http(s) URL starting with http:// or https://, got '/check'",
+            "http://user:pw@auth/check     | BUZZ_ACCESS_URL must not carry user info or a #fragment, got 'http://user:pw@auth/check'",
+            "http://auth example/         | BUZZ_ACCESS_URL must be an absolute http(s) URL, got 'http://auth example/' (Illegal character in authority at index 11)"})
+    void accessUrl_malformed_failsNamingBuzzAccessUrl(String value, String message) {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of("BUZZ_ACCESS_POLICY", "http",
+                "BUZZ_ACCESS_URL", value)))
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.variable()).isEqualTo("BUZZ_ACCESS_URL"))
+                .hasMessage(message);
+    }
+
+    @Test
+    void relayPubkey_unset_isEmptySoTheNip11KeyIsUsed() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_ACCESS_POLICY", "nip29"));
+
+        assertThat(config.access().relayPubkey()).isEmpty();
+        assertThat(config.access().accessUrl()).isEmpty();
+    }
+
+    @Test
+    void relayPubkey_set_isKept() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_ACCESS_POLICY", "nip29",
+                "BUZZ_RELAY_PUBKEY", " " + KEY_B + " "));
+
+        assertThat(config.access().relayPubkey()).contains(new PublicKey(KEY_B));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"abc", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            "npub1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq",
+            "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef00",
+            "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdeg"})
+    void relayPubkey_malformed_failsNamingBuzzRelayPubkey(String value) {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of("BUZZ_RELAY_PUBKEY", value)))
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.variable()).isEqualTo("BUZZ_RELAY_PUBKEY"))
+                .hasMessage("BUZZ_RELAY_PUBKEY must be the relay's pubkey, 64 lowercase hex characters, got '"
+                        + value + "'");
+    }
+
+    @Test
+    void retentionSettings_fromRetentionDays_keepTheDaysWithDefaultBatches() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_RETENTION_DAYS", "30"));
+
+        RetentionSettings settings = config.retentionSettings();
+
+        assertThat(settings.retention()).isEqualTo(Duration.ofDays(30));
+        assertThat(settings.batchSize()).isEqualTo(500);
+        assertThat(settings.maxBatchesPerPass()).isEqualTo(RetentionSettings.DEFAULT_MAX_BATCHES_PER_PASS);
+        assertThat(SidecarConfig.fromEnvironment(Map.of()).retentionSettings().retention())
+                .isEqualTo(Duration.ofDays(7));
     }
 
     @Test

@@ -53,10 +53,17 @@ final class Sidecar implements AutoCloseable {
      */
     static Sidecar start(String name, DataSource pool, String jdbcUrl, URI relayUrl, DispatcherSettings settings,
                          Collection<RecordingPublisher.Send> sends, UnaryOperator<DeliveryUseCase> wrap) {
+        return start(name, pool, jdbcUrl, RelaySettings.of(relayUrl), settings, sends, wrap);
+    }
+
+    /** Like the other, with explicit relay client settings (reconnect backoff). */
+    static Sidecar start(String name, DataSource pool, String jdbcUrl, RelaySettings relaySettings,
+                         DispatcherSettings settings, Collection<RecordingPublisher.Send> sends,
+                         UnaryOperator<DeliveryUseCase> wrap) {
         PostgresScheduleStore store = new PostgresScheduleStore(pool);
         DeliveryUseCase delivery = wrap.apply(new DeliveryService(store, new RelayDecidesAccess(), settings.delivery()));
         Bip340Signer sidecarKey = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
-        RelayClient relayClient = new RelayClient(RelaySettings.of(relayUrl),
+        RelayClient relayClient = new RelayClient(relaySettings,
                 (url, challenge, createdAt) -> sidecarKey.sign(createdAt, 22242,
                         List.of(List.of("relay", url), List.of("challenge", challenge)), ""),
                 Instant::now);

@@ -70,13 +70,18 @@ public interface DeliveryUseCase {
      * @param dueAt      when it became due
      * @param leaseUntil when the claim lapses unless renewed (store clock)
      * @param attempts   claims made so far, this one included
+     * @param claimed    the message exactly as the claim left it (the expected value of the fenced writes)
      */
     record ClaimedWork(ScheduleId id, FencingToken token, Revision revision, NostrEvent event, Instant dueAt,
-                       Instant leaseUntil, int attempts) {
+                       Instant leaseUntil, int attempts, ScheduledMessage claimed) {
         public ClaimedWork {
             if (id == null || token == null || revision == null || event == null || dueAt == null
-                    || leaseUntil == null) {
+                    || leaseUntil == null || claimed == null) {
                 throw new IllegalArgumentException("claimed work has a missing field");
+            }
+            if (!claimed.id().equals(id) || !claimed.revision().equals(revision)
+                    || !claimed.token().equals(java.util.Optional.of(token))) {
+                throw new IllegalArgumentException("claimed work " + id + " does not match its claimed message");
             }
         }
 
@@ -93,7 +98,7 @@ public interface DeliveryUseCase {
             NostrEvent event = claimed.event().orElseThrow(
                     () -> new IllegalStateException("claimed message " + claimed.id() + " has no event"));
             return new ClaimedWork(claimed.id(), state.token(), claimed.revision(), event, claimed.dueAt(),
-                    state.leaseUntil(), claimed.attempts());
+                    state.leaseUntil(), claimed.attempts(), claimed);
         }
     }
 

@@ -1,0 +1,120 @@
+package buzz.scheduled.bootstrap;
+
+import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.database.EmbeddedDatabase;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs {@code serve} as an operator does: a separate JVM (the test class path's {@link Main}, or the shaded jar
+ * named by the system property {@code buzz.serve.jar}) with an environment made only of what a test passes.
+ * {@link #close()} stops whatever is still running.
+ */
+final class ServeProcesses implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    private final List<Process> started = new ArrayList<>();
+
+    /** Starts {@code serve} with {@code environment} (nothing inherited from SPEC §4's variables), output to {@code log}. */
+    Process start(Map<String, String> environment, Path log) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String jar = System.getProperty("buzz.serve.jar", "");
+        List<String> command = jar.isBlank()
+                ? List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve")
+                : List.of(java, "-jar", jar, "serve");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        Map<String, String> env = builder.environment();
+        SidecarConfig.VARIABLES.forEach(env::remove);
+        env.putAll(environment);
+        Process process = builder.start();
+        synchronized (started) {
+            started.add(process);
+        }
+        return process;
+    }
+
+    /** Polls {@code /healthz} until it answers 200; returns the milliseconds since the process started. */
+    static long awaitHealthy(Process process, int port, Path log) throws Exception {
+        long launched = process.info().startInstant().map(i -> i.toEpochMilli()).orElseThrow();
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
+                .timeout(Duration.ofSeconds(2)).build();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new AssertionError("serve exited with " + process.exitValue() + ":\n" + Files.readString(log));
+            }
+            try {
+                HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200) {
+                    return System.currentTimeMillis() - launched;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            TimeUnit.MILLISECONDS.sleep(100); // polling interval, not a synchronisation stand-in
+        }
+        throw new AssertionError("serve did not answer /healthz within 90 s:\n" + Files.readString(log));
+    }
+
+    /** The JDBC URL of the embedded PostgreSQL a {@code serve} runs under {@code dataDir}. */
+    static String embeddedJdbcUrl(Path dataDir) throws IOException {
+        Properties state = new Properties();
+        try (var in = Files.newInputStream(dataDir.resolve(EmbeddedDatabase.STATE_FILE))) {
+            state.load(in);
+        }
+        return "jdbc:postgresql://localhost:" + state.getProperty("port") + "/postgres?user=postgres";
+    }
+
+    /** A free loopback port. */
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return socket.getLocalPort();
+        }
+    }
+
+    /** The first column of the first row of {@code sql}. */
+    static String query(String jdbcUrl, String sql) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl); Statement statement = connection.createStatement();
+             ResultSet rs = statement.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        List<Process> running;
+        synchronized (started) {
+            running = List.copyOf(started);
+        }
+        for (Process process : running) {
+            if (process.isAlive()) {
+                process.destroy();
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            }
+        }
+    }
+}
