@@ -23,6 +23,13 @@ record DatabaseActivity(long transactions, long rowsReturned, long rowsWritten) 
 
     private static final Duration SESSIONS_END_WITHIN = Duration.ofSeconds(10);
 
+    DatabaseActivity {
+        if (transactions < 0 || rowsReturned < 0 || rowsWritten < 0) {
+            throw new IllegalArgumentException("statistics must not be negative: " + transactions + ", "
+                    + rowsReturned + ", " + rowsWritten);
+        }
+    }
+
     /**
      * Waits until no session is connected to {@code database} (at most 10 s), then reads its statistics.
      *

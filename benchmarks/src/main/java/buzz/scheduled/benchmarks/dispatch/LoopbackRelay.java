@@ -146,6 +146,11 @@ final class LoopbackRelay implements AutoCloseable {
      * @param count      how many times it arrived
      */
     record Receipt(long firstNanos, int count) {
+        Receipt {
+            if (count < 1) {
+                throw new IllegalArgumentException("a receipt counts at least one arrival, got " + count);
+            }
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------
