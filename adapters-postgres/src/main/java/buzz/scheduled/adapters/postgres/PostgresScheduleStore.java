@@ -12,6 +12,7 @@ import static org.jooq.impl.DSL.least;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
+import static org.jooq.impl.DSL.selectOne;
 import static org.jooq.impl.DSL.val;
 
 import buzz.scheduled.adapters.postgres.jooq.tables.ScheduledMessageTable;
@@ -279,6 +280,50 @@ public final class PostgresScheduleStore implements ScheduleStore {
                         .skipLocked()))))
                 .and(M.STATE.eq("scheduled"))
                 .returning();
+    }
+
+    @Override
+    public Optional<SendingStarted> startSending(Claim claim, Revision revision, Duration minLeaseLeft,
+                                                 Duration maxLateness) {
+        requirePositive("maxLateness", maxLateness);
+        if (minLeaseLeft == null || minLeaseLeft.isNegative()) {
+            throw new IllegalArgumentException("minLeaseLeft must be zero or more, got " + minLeaseLeft);
+        }
+        // The conditions of ScheduledMessage.startSending, evaluated on now() inside the statement.
+        return dsl.update(M)
+                .set(M.STATE, "sending")
+                .set(M.UPDATED_AT, NOW)
+                .where(M.ID.eq(claim.id().value()))
+                .and(M.STATE.eq("claimed"))
+                .and(M.FENCING_TOKEN.eq(claim.token().value()))
+                .and(M.REVISION.eq(revision.number()))
+                .and(M.DUE_AT.le(NOW))
+                .and(M.DUE_AT.ge(nowMinus(maxLateness)))
+                .and(M.LEASE_UNTIL.ge(nowPlus(minLeaseLeft)))
+                .andNotExists(selectOne().from(CHANNEL_TOMBSTONE).where(CHANNEL_TOMBSTONE.CHANNEL.eq(M.CHANNEL)))
+                .returningResult(NOW, M.LEASE_UNTIL)
+                .fetchOptional()
+                .map(r -> new SendingStarted(r.value1(), r.value2()));
+    }
+
+    @Override
+    public boolean markPublished(Claim claim, Revision revision) {
+        int changed = dsl.update(M)
+                .set(M.STATE, "published")
+                .set(M.FINISHED_AT, NOW)
+                .setNull(M.FENCING_TOKEN)
+                .setNull(M.LEASE_UNTIL)
+                .setNull(M.RETRY_AT)
+                .set(M.UPDATED_AT, NOW)
+                .where(M.ID.eq(claim.id().value()))
+                .and(M.STATE.eq("sending"))
+                .and(M.FENCING_TOKEN.eq(claim.token().value()))
+                .and(M.REVISION.eq(revision.number()))
+                .execute();
+        if (changed > 1) {
+            throw new IllegalStateException("publishing " + claim.id() + " changed " + changed + " rows");
+        }
+        return changed == 1;
     }
 
     @Override

@@ -41,9 +41,23 @@ public final class DeliveryService implements DeliveryUseCase {
 
     @Override
     public GateResult startSending(ClaimedWork work) {
+        AccessDecision decision = access.check(work.claimed().owner(), work.claimed().channel(), work.event().kind());
+        if (decision instanceof AccessDecision.Allowed) {
+            // The common case in one conditional write; any failed condition falls through to the general path,
+            // which finds out which one and records the outcome.
+            Optional<ScheduleStore.SendingStarted> started = store.startSending(work.claim(), work.revision(),
+                    settings.minLeaseLeft(), settings.maxLateness());
+            if (started.isPresent()) {
+                return send(work, started.get().now(), started.get().leaseUntil());
+            }
+        }
+        return startSendingChecked(work, decision);
+    }
+
+    /** The general pre-send step: each condition checked in turn, with the outcome recorded. */
+    private GateResult startSendingChecked(ClaimedWork work, AccessDecision decision) {
         // The claim's own value is the compare-and-set expectation: an edit, cancel, reap or rival claim since
         // then changed the row's state, token or revision, and the fenced write below then changes nothing.
-        // No re-read is needed, which saves a round trip per message.
         ScheduledMessage current = work.claimed();
         if (store.channelDeleted(current.channel())) {
             // A message that was in flight when its channel was deleted may come back here for a retry.
@@ -51,7 +65,6 @@ public final class DeliveryService implements DeliveryUseCase {
                     .<GateResult>map(GateResult.Ended::new)
                     .orElseGet(() -> new GateResult.Dropped("lost the claim while recording channel_deleted"));
         }
-        AccessDecision decision = access.check(current.owner(), current.channel(), work.event().kind());
         if (decision instanceof AccessDecision.Denied denied) {
             return finish(current, work, (message, now) -> message.fail(work.token(), FailureReason.ACCESS_DENIED, now))
                     .<GateResult>map(GateResult.Ended::new)
@@ -71,18 +84,24 @@ public final class DeliveryService implements DeliveryUseCase {
                     yield new GateResult.Dropped("claim " + work.token() + " on " + work.id() + " lost a race");
                 }
                 if (moved.message().state() instanceof ScheduleState.Sending sending) {
-                    Duration left = Duration.between(now, sending.leaseUntil()).minus(settings.safetyMargin());
-                    Duration budget = left.compareTo(settings.publishTimeout()) < 0 ? left : settings.publishTimeout();
-                    yield new GateResult.Send(work.event(), budget);
+                    yield send(work, now, sending.leaseUntil());
                 }
                 yield new GateResult.Ended(moved.message());
             }
         };
     }
 
+    /** Go ahead: the budget is what is left of the lease less the safety margin, at most the publish timeout. */
+    private GateResult send(ClaimedWork work, Instant now, Instant leaseUntil) {
+        Duration left = Duration.between(now, leaseUntil).minus(settings.safetyMargin());
+        Duration budget = left.compareTo(settings.publishTimeout()) < 0 ? left : settings.publishTimeout();
+        return new GateResult.Send(work.event(), budget);
+    }
+
     @Override
     public boolean published(ClaimedWork work) {
-        return finishAfterSend(work, (message, now) -> message.publish(work.token(), now));
+        return store.markPublished(work.claim(), work.revision())
+                || finishAfterSend(work, (message, now) -> message.publish(work.token(), now));
     }
 
     @Override

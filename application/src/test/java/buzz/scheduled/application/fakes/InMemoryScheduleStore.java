@@ -172,6 +172,36 @@ public final class InMemoryScheduleStore implements ScheduleStore {
     }
 
     @Override
+    public synchronized Optional<SendingStarted> startSending(Claim claim, Revision revision, Duration minLeaseLeft,
+                                                              Duration maxLateness) {
+        ScheduledMessage stored = rows.get(claim.id());
+        Instant now = clock.now();
+        if (stored == null || tombstones.contains(stored.channel()) || now.isBefore(stored.dueAt())) {
+            return Optional.empty();
+        }
+        if (stored.startSending(claim.token(), revision, minLeaseLeft, maxLateness, now)
+                instanceof DeliveryOutcome.Moved moved
+                && moved.message().state() instanceof ScheduleState.Sending sending) {
+            rows.put(claim.id(), moved.message());
+            return Optional.of(new SendingStarted(now, sending.leaseUntil()));
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public synchronized boolean markPublished(Claim claim, Revision revision) {
+        ScheduledMessage stored = rows.get(claim.id());
+        if (stored == null || !stored.revision().equals(revision)) {
+            return false;
+        }
+        if (stored.publish(claim.token(), clock.now()) instanceof DeliveryOutcome.Moved moved) {
+            rows.put(claim.id(), moved.message());
+            return true;
+        }
+        return false;
+    }
+
+    @Override
     public synchronized Set<ScheduleId> renewLeases(Collection<Claim> claims, Duration lease) {
         Instant now = clock.now();
         Set<ScheduleId> renewed = new HashSet<>();

@@ -4,6 +4,7 @@ import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.FencingToken;
+import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
@@ -55,6 +56,23 @@ public interface ScheduleStore {
      * {@code lease} from the store's now, and one more attempt. Committed before this returns.
      */
     List<ScheduledMessage> claimDue(int limit, Duration lease);
+
+    /**
+     * The pre-send step's common case as one conditional write on the store's clock: {@code claimed → sending}
+     * when the row still holds {@code claim} at {@code revision}, is due, is not more than {@code maxLateness}
+     * past due, has at least {@code minLeaseLeft} of its lease left, and its channel has no tombstone. Writes
+     * nothing and answers empty when any condition fails; the caller then takes the general path (read, domain
+     * transition, {@link #replace}) to find out which and act on it.
+     */
+    Optional<SendingStarted> startSending(Claim claim, Revision revision, Duration minLeaseLeft, Duration maxLateness);
+
+    /**
+     * Records the relay's acceptance as one conditional write: {@code sending → published} at the store's now,
+     * if the row is still in {@code sending} under {@code claim} at {@code revision}.
+     *
+     * @return false when the claim no longer holds the message (nothing written)
+     */
+    boolean markPublished(Claim claim, Revision revision);
 
     /**
      * Extends the leases of claims still held ({@code claimed} or {@code sending} with the same token) to the
@@ -134,6 +152,15 @@ public interface ScheduleStore {
         /** The channel already has the maximum due in the window. */
         record ChannelWindowFull(int limit, Instant windowStart) implements CreateResult {
         }
+    }
+
+    /**
+     * A successful fast pre-send step.
+     *
+     * @param now        the store's clock when the write happened
+     * @param leaseUntil the claim's lease end (as renewed so far)
+     */
+    record SendingStarted(Instant now, Instant leaseUntil) {
     }
 
     /** A claim to renew: the message and the token its dispatcher holds. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.application.fakes.TestEvents;
 import buzz.scheduled.application.port.out.ScheduleStore.Claim;
+import buzz.scheduled.application.port.out.ScheduleStore.SendingStarted;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
 import buzz.scheduled.application.port.out.ScheduleStore.Cursor;
@@ -562,6 +563,70 @@ public abstract class ScheduleStoreContract {
         assertThat(withoutRetry).contains(sooner.dueAt());
         assertThat(store.nextDueAt()).contains(retryAt);
         assertThat(later.dueAt()).isAfter(sooner.dueAt());
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // fast pre-send step and publish
+
+    @Test
+    void startSending_heldClaimInTime_movesToSendingAndAnswersTheStoreClockAndLease() {
+        createdMessage(dueIn(Duration.ofSeconds(-60)));
+        ScheduledMessage claimed = single(store.claimDue(1, LEASE));
+        Claim claim = new Claim(claimed.id(), claimed.token().orElseThrow());
+
+        Optional<SendingStarted> started = store.startSending(claim, claimed.revision(), Duration.ofSeconds(10),
+                Duration.ofMinutes(15));
+
+        assertThat(started).hasValueSatisfying(s -> {
+            assertThat(s.leaseUntil()).isEqualTo(leaseUntil(claimed));
+            assertThat(Duration.between(s.now(), s.leaseUntil())).isLessThanOrEqualTo(LEASE);
+        });
+        ScheduledMessage stored = store.find(claimed.id()).orElseThrow();
+        assertThat(stored.state()).isEqualTo(new ScheduleState.Sending(claim.token(), leaseUntil(claimed)));
+        assertThat(stored.attempts()).isEqualTo(claimed.attempts());
+        assertThat(stored.event()).isEqualTo(claimed.event());
+    }
+
+    @Test
+    void startSending_anyConditionBroken_writesNothingAndAnswersEmpty() {
+        createdMessage(dueIn(Duration.ofSeconds(-60)));
+        ScheduledMessage claimed = single(store.claimDue(1, LEASE));
+        Claim claim = new Claim(claimed.id(), claimed.token().orElseThrow());
+        Claim stale = new Claim(claimed.id(), new FencingToken(claim.token().value() + 1000));
+
+        assertThat(store.startSending(stale, claimed.revision(), Duration.ZERO, Duration.ofMinutes(15)))
+                .as("another token").isEmpty();
+        assertThat(store.startSending(claim, claimed.revision().next(), Duration.ZERO, Duration.ofMinutes(15)))
+                .as("another revision").isEmpty();
+        assertThat(store.startSending(claim, claimed.revision(), LEASE.plusSeconds(1), Duration.ofMinutes(15)))
+                .as("too little lease left").isEmpty();
+        assertThat(store.startSending(claim, claimed.revision(), Duration.ZERO, Duration.ofSeconds(30)))
+                .as("later than the lateness limit").isEmpty();
+        deleteChannel(claimed.channel());
+        assertThat(store.startSending(claim, claimed.revision(), Duration.ZERO, Duration.ofMinutes(15)))
+                .as("channel deleted").isEmpty();
+
+        assertThat(store.find(claimed.id())).contains(claimed);
+    }
+
+    @Test
+    void markPublished_sendingUnderTheClaim_publishesOnceAndKeepsTheEvent() {
+        createdMessage(dueIn(Duration.ofSeconds(-60)));
+        ScheduledMessage claimed = single(store.claimDue(1, LEASE));
+        Claim claim = new Claim(claimed.id(), claimed.token().orElseThrow());
+        assertThat(store.markPublished(claim, claimed.revision())).as("still claimed, not sending").isFalse();
+        store.startSending(claim, claimed.revision(), Duration.ZERO, Duration.ofMinutes(15)).orElseThrow();
+
+        assertThat(store.markPublished(new Claim(claim.id(), new FencingToken(claim.token().value() + 1)),
+                claimed.revision())).as("another token").isFalse();
+        assertThat(store.markPublished(claim, claimed.revision())).isTrue();
+        assertThat(store.markPublished(claim, claimed.revision())).as("only once").isFalse();
+
+        ScheduledMessage stored = store.find(claimed.id()).orElseThrow();
+        assertThat(stored.state()).isInstanceOf(ScheduleState.Published.class);
+        assertThat(stored.publishedAt().orElseThrow()).isAfterOrEqualTo(claimed.updatedAt());
+        assertThat(stored.event()).isEqualTo(claimed.event());
+        assertThat(stored.token()).isEmpty();
     }
 
     // ------------------------------------------------------------------------------------------------------
