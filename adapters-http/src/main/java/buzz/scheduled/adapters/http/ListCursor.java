@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
  * items; it is not a secret (a cursor only names a position in the caller's own list).
  */
 final class ListCursor {
+    /** 9999-12-31T23:59:59Z: no due time lies beyond it. */
+    private static final long MAX_DUE_SECONDS = 253_402_300_799L;
     private static final Pattern PAYLOAD =
             Pattern.compile("v1:(0|[1-9][0-9]{0,18}):(0|[1-9][0-9]{0,8}):([0-9a-f-]{36}):([0-9a-f]{16})");
     /** Longest cursor text accepted before decoding. */
@@ -61,7 +63,11 @@ final class ListCursor {
             return Optional.empty();
         }
         try {
-            Instant dueAt = Instant.ofEpochSecond(Long.parseLong(matcher.group(1)), Long.parseLong(matcher.group(2)));
+            long seconds = Long.parseLong(matcher.group(1));
+            if (seconds < 0 || seconds > MAX_DUE_SECONDS) {
+                return Optional.empty(); // outside what a due time can be (and what PostgreSQL can compare)
+            }
+            Instant dueAt = Instant.ofEpochSecond(seconds, Long.parseLong(matcher.group(2)));
             return Optional.of(new Cursor(dueAt, ScheduleId.parse(matcher.group(3))));
         } catch (RuntimeException e) {
             return Optional.empty();

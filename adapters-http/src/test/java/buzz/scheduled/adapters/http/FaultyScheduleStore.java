@@ -103,6 +103,17 @@ final class FaultyScheduleStore implements ScheduleStore {
     }
 
     @Override
+    public Optional<SendingStarted> startSending(Claim claim, buzz.scheduled.domain.schedule.Revision revision,
+                                                 Duration minLeaseLeft, Duration maxLateness) {
+        return delegate.startSending(claim, revision, minLeaseLeft, maxLateness);
+    }
+
+    @Override
+    public boolean markPublished(Claim claim, buzz.scheduled.domain.schedule.Revision revision) {
+        return delegate.markPublished(claim, revision);
+    }
+
+    @Override
     public Set<ScheduleId> renewLeases(Collection<Claim> claims, Duration lease) {
         return delegate.renewLeases(claims, lease);
     }

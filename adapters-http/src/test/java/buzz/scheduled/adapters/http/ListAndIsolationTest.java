@@ -105,6 +105,28 @@ class ListAndIsolationTest {
     }
 
     @Test
+    void list_cursorWithValidCheckButImpossibleDueTime_answers400InvalidRequest() {
+        String forged = ListCursor.encode(new buzz.scheduled.application.port.out.ScheduleStore.Cursor(
+                java.time.Instant.ofEpochSecond(10_000_000_000_000L),
+                buzz.scheduled.domain.schedule.ScheduleId.parse("00000000-0000-4000-8000-000000000001")));
+
+        ApiFixture.Reply reply = list(ALICE, "?cursor=" + forged);
+
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(reply.error()).isEqualTo("invalid_request");
+        assertThat(reply.json().get("message").asText()).contains("cursor");
+    }
+
+    @Test
+    void list_channelWithControlCharacter_answers400SayingChannel() {
+        ApiFixture.Reply reply = list(ALICE, "?channel=%00");
+
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(reply.error()).isEqualTo("invalid_request");
+        assertThat(reply.json().get("message").asText()).contains("channel");
+    }
+
+    @Test
     void list_badParameters_answer400SayingWhich() {
         record Case(String query, String says) {
         }

@@ -3,7 +3,7 @@ package buzz.scheduled.domain.schedule;
 /**
  * A relay channel (NIP-29 style group): the value of the event's single {@code h} tag.
  *
- * @param value 1 to 256 characters
+ * @param value 1 to 256 characters, no control characters
  */
 public record Channel(String value) {
     /** Longest channel id accepted. */
@@ -15,6 +15,9 @@ public record Channel(String value) {
         }
         if (value.length() > MAX_LENGTH) {
             throw new IllegalArgumentException("channel must be at most " + MAX_LENGTH + " characters");
+        }
+        if (value.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("channel must not contain control characters");
         }
     }
 

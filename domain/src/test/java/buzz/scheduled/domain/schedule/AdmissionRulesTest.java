@@ -130,6 +130,14 @@ class AdmissionRulesTest {
     }
 
     @Test
+    void check_channelWithNulCharacter_isMissingChannel() {
+        Refusal refusal = refusal(check(inAnHour().channel("gen\u0000eral").build()));
+
+        assertThat(refusal.code()).isEqualTo(RefusalCode.MISSING_CHANNEL);
+        assertThat(refusal.message()).contains("control characters");
+    }
+
+    @Test
     void check_channelOfExactlyTheLimit_isAdmitted() {
         String longest = "c".repeat(Channel.MAX_LENGTH);
 

@@ -67,6 +67,14 @@ class ScheduleValuesTest {
     }
 
     @Test
+    void channel_withControlCharacter_isRejected() {
+        for (String bad : java.util.List.of("gen\u0000eral", "line\nbreak", "\u007f")) {
+            assertThatThrownBy(() -> new Channel(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("control characters");
+        }
+    }
+
+    @Test
     void channel_longerThanTheLimit_namesTheLimit() {
         assertThatThrownBy(() -> new Channel("c".repeat(Channel.MAX_LENGTH + 1)))
                 .isInstanceOf(IllegalArgumentException.class)
