@@ -109,6 +109,12 @@ final class FaultyScheduleStore implements ScheduleStore {
     }
 
     @Override
+    public ReviseResult replaceRevision(ScheduledMessage expected, ScheduledMessage next, CreateLimits limits) {
+        fault();
+        return delegate.replaceRevision(expected, next, limits);
+    }
+
+    @Override
     public boolean markPublished(Claim claim, buzz.scheduled.domain.schedule.Revision revision) {
         return delegate.markPublished(claim, revision);
     }

@@ -207,6 +207,38 @@ public final class PostgresScheduleStore implements ScheduleStore {
         });
     }
 
+    @Override
+    public ReviseResult replaceRevision(ScheduledMessage expected, ScheduledMessage next, CreateLimits limits) {
+        if (!expected.id().equals(next.id())) {
+            throw new IllegalArgumentException("replace must keep the id: " + expected.id() + " vs " + next.id());
+        }
+        return dsl.transactionResult(configuration -> {
+            DSLContext tx = configuration.dsl();
+            String channel = next.channel().value();
+            // The lock creates and channel deletions take: a deletion either sees this revision (and fails it) or
+            // this revision sees the tombstone.
+            tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(CHANNEL_LOCK), val(channel)))
+                    .fetch();
+            if (tx.fetchExists(CHANNEL_TOMBSTONE, CHANNEL_TOMBSTONE.CHANNEL.eq(channel))) {
+                return new ReviseResult.ChannelDeleted();
+            }
+            Instant windowStart = limits.windowStart(next.dueAt());
+            Instant windowEnd = windowStart.plus(limits.channelWindow());
+            int inWindow = tx.fetchCount(M, M.CHANNEL.eq(channel).and(M.STATE.in(PENDING))
+                    .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd)).and(M.ID.ne(next.id().value())));
+            if (inWindow >= limits.maxPerChannelWindow()) {
+                return new ReviseResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
+            }
+            if (!compareAndSet(tx, expected, next)) {
+                return new ReviseResult.Lost();
+            }
+            if (!next.revision().equals(expected.revision())) {
+                insertRevision(tx, next);
+            }
+            return new ReviseResult.Replaced();
+        });
+    }
+
     /** The conditional UPDATE on (id, state, revision, token) with its row-count check. */
     private static boolean compareAndSet(DSLContext ctx, ScheduledMessage expected, ScheduledMessage next) {
         ScheduledMessageRecord values = toRecord(next);

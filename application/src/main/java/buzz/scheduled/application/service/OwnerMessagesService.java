@@ -97,7 +97,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             return new OwnerChangeResult.NotFound();
         }
         return switch (admit(command.owner(), command.event(), Timing.FUTURE, now)) {
-            case Admit.Ok ok -> change(command.owner(), command.id(),
+            case Admit.Ok ok -> change(command.owner(), command.id(), true,
                     current -> current.revise(ok.admission(), command.ifMatch(), now));
             case Admit.No no -> new OwnerChangeResult.Refused(no.refusal());
             case Admit.Down down -> new OwnerChangeResult.Unavailable(down.message());
@@ -107,20 +107,21 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     @Override
     public OwnerChangeResult cancel(CancelMessageCommand command) {
         Instant now = clock.now();
-        return change(command.owner(), command.id(), current -> current.cancel(now));
+        return change(command.owner(), command.id(), false, current -> current.cancel(now));
     }
 
     @Override
     public OwnerChangeResult sendNow(SendNowCommand command) {
         Instant now = clock.now();
         if (command.event().isEmpty()) {
-            return change(command.owner(), command.id(), current -> current.sendNow(settings.relayWindow(), now));
+            return change(command.owner(), command.id(), false,
+                    current -> current.sendNow(settings.relayWindow(), now));
         }
         if (owned(command.owner(), command.id()).isEmpty()) {
             return new OwnerChangeResult.NotFound();
         }
         return switch (admit(command.owner(), command.event().get(), Timing.IMMEDIATE, now)) {
-            case Admit.Ok ok -> change(command.owner(), command.id(),
+            case Admit.Ok ok -> change(command.owner(), command.id(), true,
                     current -> current.sendNow(ok.admission(), settings.relayWindow(), now));
             case Admit.No no -> new OwnerChangeResult.Refused(no.refusal());
             case Admit.Down down -> new OwnerChangeResult.Unavailable(down.message());
@@ -141,8 +142,13 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         return store.find(id).filter(message -> message.owner().equals(owner));
     }
 
-    /** Reads, applies the domain transition, compare-and-sets; re-reads and tries again on a lost race. */
-    private OwnerChangeResult change(PublicKey owner, ScheduleId id, Function<ScheduledMessage, OwnerOutcome> op) {
+    /**
+     * Reads, applies the domain transition, compare-and-sets; re-reads and tries again on a lost race. A
+     * re-admitted revision ({@code readmitted}) is written with the channel's tombstone and window limit
+     * re-checked under the channel lock.
+     */
+    private OwnerChangeResult change(PublicKey owner, ScheduleId id, boolean readmitted,
+                                     Function<ScheduledMessage, OwnerOutcome> op) {
         for (int attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
             Optional<ScheduledMessage> found = owned(owner, id);
             if (found.isEmpty()) {
@@ -152,8 +158,11 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             OwnerOutcome outcome = op.apply(current);
             switch (outcome) {
                 case OwnerOutcome.Changed changed -> {
-                    if (store.replace(current, changed.message())) {
-                        return new OwnerChangeResult.Done(changed.message());
+                    Optional<OwnerChangeResult> written = readmitted ? writeRevision(current, changed.message())
+                            : store.replace(current, changed.message())
+                                    ? Optional.of(new OwnerChangeResult.Done(changed.message())) : Optional.empty();
+                    if (written.isPresent()) {
+                        return written.get();
                     }
                 }
                 case OwnerOutcome.Unchanged unchanged -> {
@@ -169,6 +178,20 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             }
         }
         return new OwnerChangeResult.Unavailable("message " + id + " kept changing under concurrent writers; try again");
+    }
+
+    /** Writes a re-admitted revision; empty on a lost race (the caller reads again). */
+    private Optional<OwnerChangeResult> writeRevision(ScheduledMessage current, ScheduledMessage next) {
+        return switch (store.replaceRevision(current, next, settings.limits())) {
+            case ScheduleStore.ReviseResult.Replaced replaced -> Optional.of(new OwnerChangeResult.Done(next));
+            case ScheduleStore.ReviseResult.Lost lost -> Optional.empty();
+            case ScheduleStore.ReviseResult.ChannelDeleted deleted -> Optional.of(new OwnerChangeResult.Refused(
+                    new Refusal(RefusalCode.CHANNEL_NOT_FOUND, "channel " + next.channel() + " was deleted")));
+            case ScheduleStore.ReviseResult.ChannelWindowFull full -> Optional.of(new OwnerChangeResult.Refused(
+                    new Refusal(RefusalCode.RESTRICTED_TOO_MANY, "channel " + next.channel() + " already has "
+                            + full.limit() + " messages due in the " + settings.limits().channelWindow().toMinutes()
+                            + "-minute window starting " + full.windowStart().getEpochSecond())));
+        };
     }
 
     private static String stateConflictMessage(buzz.scheduled.domain.schedule.OwnerRefusal refusal,

@@ -142,6 +142,24 @@ public final class InMemoryScheduleStore implements ScheduleStore {
     }
 
     @Override
+    public synchronized ReviseResult replaceRevision(ScheduledMessage expected, ScheduledMessage next,
+                                                     CreateLimits limits) {
+        if (tombstones.contains(next.channel())) {
+            return new ReviseResult.ChannelDeleted();
+        }
+        Instant windowStart = limits.windowStart(next.dueAt());
+        Instant windowEnd = windowStart.plus(limits.channelWindow());
+        long inWindow = rows.values().stream()
+                .filter(m -> !m.id().equals(next.id()) && m.channel().equals(next.channel()) && !m.state().terminal()
+                        && !m.dueAt().isBefore(windowStart) && m.dueAt().isBefore(windowEnd))
+                .count();
+        if (inWindow >= limits.maxPerChannelWindow()) {
+            return new ReviseResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
+        }
+        return replace(expected, next) ? new ReviseResult.Replaced() : new ReviseResult.Lost();
+    }
+
+    @Override
     public synchronized boolean channelDeleted(Channel channel) {
         return tombstones.contains(channel);
     }

@@ -149,6 +149,31 @@ class OwnerMessagesServiceTest {
     }
 
     @Test
+    void revise_intoAFullChannelWindow_refusesRestrictedTooManyAndKeepsTheRevision() {
+        created(TestEvents.at(inAnHour()).channel("busy").build());
+        created(TestEvents.at(inAnHour()).channel("busy").by(TestEvents.BOB).build());
+        ScheduledMessage elsewhere = created(TestEvents.at(inAnHour()).channel("quiet").build());
+
+        OwnerChangeResult moved = service.revise(new ReviseMessageCommand(TestEvents.ALICE, elsewhere.id(),
+                TestEvents.at(inAnHour()).channel("busy").content("moved").build(), Revision.FIRST));
+
+        assertThat(moved).isInstanceOfSatisfying(OwnerChangeResult.Refused.class,
+                refused -> assertThat(refused.refusal().code()).isEqualTo(RefusalCode.RESTRICTED_TOO_MANY));
+        assertThat(store.find(elsewhere.id())).contains(elsewhere);
+    }
+
+    @Test
+    void revise_withinItsOwnFullWindow_isAllowedBecauseItDoesNotCountItself() {
+        ScheduledMessage first = created(TestEvents.at(inAnHour()).channel("busy").build());
+        created(TestEvents.at(inAnHour()).channel("busy").by(TestEvents.BOB).build());
+
+        OwnerChangeResult edited = service.revise(new ReviseMessageCommand(TestEvents.ALICE, first.id(),
+                TestEvents.at(inAnHour() + 1).channel("busy").content("edited").build(), Revision.FIRST));
+
+        assertThat(edited).isInstanceOf(OwnerChangeResult.Done.class);
+    }
+
+    @Test
     void schedule_deletedChannel_refusesChannelNotFound() {
         store.addTombstone(new Channel("general"));
 

@@ -47,6 +47,14 @@ public interface ScheduleStore {
      */
     boolean replace(ScheduledMessage expected, ScheduledMessage next);
 
+    /**
+     * Stores an owner's re-admitted revision (edit, or send now with a new event) like {@link #replace}, after
+     * re-checking, under the same per-channel lock that creates and channel deletions take, that the (possibly
+     * new) channel has no tombstone and that its due window has room ({@code limits}; this message itself is not
+     * counted). So an edit can neither move past the window limit nor slip into a channel being deleted.
+     */
+    ReviseResult replaceRevision(ScheduledMessage expected, ScheduledMessage next, CreateLimits limits);
+
     /** Whether the channel has a deletion tombstone. */
     boolean channelDeleted(Channel channel);
 
@@ -161,6 +169,25 @@ public interface ScheduleStore {
      * @param leaseUntil the claim's lease end (as renewed so far)
      */
     record SendingStarted(Instant now, Instant leaseUntil) {
+    }
+
+    /** The outcome of {@link #replaceRevision}. */
+    sealed interface ReviseResult {
+        /** Written. */
+        record Replaced() implements ReviseResult {
+        }
+
+        /** The row changed since {@code expected} was read (a lost race); nothing written. */
+        record Lost() implements ReviseResult {
+        }
+
+        /** The channel has a deletion tombstone; nothing written. */
+        record ChannelDeleted() implements ReviseResult {
+        }
+
+        /** The channel already has the maximum due in that window; nothing written. */
+        record ChannelWindowFull(int limit, Instant windowStart) implements ReviseResult {
+        }
     }
 
     /** A claim to renew: the message and the token its dispatcher holds. */

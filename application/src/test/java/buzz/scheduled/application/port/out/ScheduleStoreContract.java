@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.application.fakes.TestEvents;
 import buzz.scheduled.application.port.out.ScheduleStore.Claim;
+import buzz.scheduled.application.port.out.ScheduleStore.ReviseResult;
 import buzz.scheduled.application.port.out.ScheduleStore.SendingStarted;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
@@ -563,6 +564,50 @@ public abstract class ScheduleStoreContract {
         assertThat(withoutRetry).contains(sooner.dueAt());
         assertThat(store.nextDueAt()).contains(retryAt);
         assertThat(later.dueAt()).isAfter(sooner.dueAt());
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // re-admitted revisions
+
+    @Test
+    void replaceRevision_withinLimits_storesTheRevisionAndItsHistory() {
+        ScheduledMessage message = createdMessage(dueIn(Duration.ofHours(1)));
+        ScheduledMessage next = revised(message, TestEvents.at(inSeconds(7200)).content("r2").build());
+
+        assertThat(store.replaceRevision(message, next, NO_LIMITS)).isEqualTo(new ReviseResult.Replaced());
+        assertThat(store.find(message.id())).contains(next);
+        assertThat(store.replaceRevision(message, revised(message, TestEvents.at(inSeconds(7200)).build()),
+                NO_LIMITS)).as("stale read").isEqualTo(new ReviseResult.Lost());
+    }
+
+    @Test
+    void replaceRevision_intoADeletedChannel_writesNothing() {
+        ScheduledMessage message = createdMessage(dueIn(Duration.ofHours(1)));
+        deleteChannel(new Channel("gone"));
+        ScheduledMessage next = revised(message, TestEvents.at(inSeconds(3600)).channel("gone").build());
+        ScheduledMessage moved = new ScheduledMessage(next.id(), next.owner(), new Channel("gone"), next.revision(),
+                next.eventId(), next.dueAt(), next.event(), next.state(), next.attempts(), next.createdAt(),
+                next.updatedAt());
+
+        assertThat(store.replaceRevision(message, moved, NO_LIMITS)).isEqualTo(new ReviseResult.ChannelDeleted());
+        assertThat(store.find(message.id())).contains(message);
+    }
+
+    @Test
+    void replaceRevision_intoAFullWindow_writesNothingButItsOwnWindowDoesNotCountItself() {
+        CreateLimits two = new CreateLimits(10_000, 2, Duration.ofMinutes(5));
+        long due = (inSeconds(3600) / 300) * 300 + 10;
+        ScheduledMessage first = createdMessage(message(new ScheduleId(UUID.randomUUID()), TestEvents.at(due).build()));
+        createdMessage(message(new ScheduleId(UUID.randomUUID()), TestEvents.at(due).by(BOB).build()));
+        ScheduledMessage later = createdMessage(dueIn(Duration.ofHours(3)));
+
+        ScheduledMessage intoFull = revised(later, TestEvents.at(due + 5).build());
+        assertThat(store.replaceRevision(later, intoFull, two)).isInstanceOfSatisfying(
+                ReviseResult.ChannelWindowFull.class, full -> assertThat(full.limit()).isEqualTo(2));
+        assertThat(store.find(later.id())).contains(later);
+
+        ScheduledMessage withinOwn = revised(first, TestEvents.at(due + 20).build());
+        assertThat(store.replaceRevision(first, withinOwn, two)).isEqualTo(new ReviseResult.Replaced());
     }
 
     // ------------------------------------------------------------------------------------------------------
