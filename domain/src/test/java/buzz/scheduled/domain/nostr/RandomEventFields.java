@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
  * backslashes, U+2028/U+2029, HTML characters, astral code points (surrogate pairs), BOM and noncharacters.
  * Seeded, so a failing seed reproduces.
  */
-final class RandomEventFields {
+public final class RandomEventFields {
     private static final int[] TRICKY = {
         0x00, 0x01, 0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x1a, 0x1f, '"', '\\', '/', '<', '>', '&', '\'', 0x7f, 0x80, 0x9f,
         0xa0, 0x2028, 0x2029, 0xfeff, 0xfffe, 0xffff, 0x1f355, 0x1f469, 0x200d, 0x20bb7, 0x10ffff, 0xe9, 0x65e5,
@@ -17,11 +17,11 @@ final class RandomEventFields {
 
     private final SplittableRandom random;
 
-    RandomEventFields(long seed) {
+    public RandomEventFields(long seed) {
         this.random = new SplittableRandom(seed);
     }
 
-    String text(int maxLength) {
+    public String text(int maxLength) {
         int length = random.nextInt(maxLength + 1);
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < length; i++) {
@@ -30,7 +30,7 @@ final class RandomEventFields {
         return out.toString();
     }
 
-    int codePoint() {
+    public int codePoint() {
         return switch (random.nextInt(4)) {
             case 0 -> TRICKY[random.nextInt(TRICKY.length)];
             case 1 -> 0x20 + random.nextInt(0x5f);
@@ -44,7 +44,7 @@ final class RandomEventFields {
         };
     }
 
-    List<List<String>> tags() {
+    public List<List<String>> tags() {
         int count = random.nextInt(6);
         List<List<String>> tags = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -58,21 +58,26 @@ final class RandomEventFields {
         return tags;
     }
 
-    long createdAt() {
+    public long createdAt() {
         return random.nextBoolean() ? 1_700_000_000L + random.nextInt(100_000_000) : random.nextLong(Long.MAX_VALUE);
     }
 
-    int kind() {
+    public int kind() {
         return random.nextInt(NostrEvent.MAX_KIND + 1);
     }
 
-    String hex(int bytes) {
+    public String hex(int bytes) {
         byte[] out = new byte[bytes];
         random.nextBytes(out);
         return Hex.encode(out);
     }
 
-    UnsignedEvent unsignedEvent() {
+    public UnsignedEvent unsignedEvent() {
         return new UnsignedEvent(new PublicKey(hex(32)), createdAt(), kind(), tags(), text(80));
+    }
+
+    /** A uniform int in [0, bound), from the same seeded source. */
+    public int nextInt(int bound) {
+        return random.nextInt(bound);
     }
 }

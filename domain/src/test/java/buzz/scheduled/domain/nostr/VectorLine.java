@@ -16,10 +16,10 @@ import java.util.Optional;
  * {@code event} members hold values a strict reader must refuse ({@code 1767225600.5}), so the line cannot be
  * parsed as a whole by the reader under test; each member is cut out verbatim and fed to it separately.
  */
-record VectorLine(int lineNumber, Map<String, String> rawMembers) {
+public record VectorLine(int lineNumber, Map<String, String> rawMembers) {
 
     /** Reads a test resource, splitting on '\n' only (lines hold raw U+2028, which is not a line break here). */
-    static List<VectorLine> readAll(String resource) {
+    public static List<VectorLine> readAll(String resource) {
         String text;
         try (InputStream in = VectorLine.class.getResourceAsStream(resource)) {
             if (in == null) {
@@ -40,12 +40,12 @@ record VectorLine(int lineNumber, Map<String, String> rawMembers) {
     }
 
     /** The raw JSON text of member {@code key}, if present. */
-    Optional<String> raw(String key) {
+    public Optional<String> raw(String key) {
         return Optional.ofNullable(rawMembers.get(key));
     }
 
     /** Member {@code key} parsed strictly as a string. */
-    String string(String key) {
+    public String string(String key) {
         Object value = value(key);
         if (!(value instanceof String s)) {
             throw new IllegalStateException("line " + lineNumber + ": " + key + " is not a string");
@@ -54,12 +54,12 @@ record VectorLine(int lineNumber, Map<String, String> rawMembers) {
     }
 
     /** Member {@code key} parsed strictly as a boolean. */
-    boolean bool(String key) {
+    public boolean bool(String key) {
         return (Boolean) value(key);
     }
 
     /** Member {@code key} parsed strictly; null when absent or JSON null. */
-    Object value(String key) {
+    public Object value(String key) {
         String raw = rawMembers.get(key);
         if (raw == null) {
             return null;
@@ -72,7 +72,7 @@ record VectorLine(int lineNumber, Map<String, String> rawMembers) {
     }
 
     /** The wire text of the event: {@code event_raw} when the line has one, else the raw {@code event} member. */
-    String eventWireText() {
+    public String eventWireText() {
         String eventRaw = rawMembers.get("event_raw");
         if (eventRaw != null && !eventRaw.equals("null")) {
             return string("event_raw");
@@ -80,7 +80,7 @@ record VectorLine(int lineNumber, Map<String, String> rawMembers) {
         return rawMembers.get("event");
     }
 
-    String name() {
+    public String name() {
         return string("name");
     }
 

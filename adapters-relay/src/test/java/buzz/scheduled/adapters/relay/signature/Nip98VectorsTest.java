@@ -3,11 +3,12 @@ package buzz.scheduled.adapters.relay.signature;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.port.in.AuthenticateRequestCommand;
-import buzz.scheduled.application.port.in.AuthenticationResult;
 import buzz.scheduled.application.port.in.AuthenticationResult.Authenticated;
 import buzz.scheduled.application.port.in.AuthenticationResult.Refused;
+import buzz.scheduled.application.port.in.AuthenticationResult;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.nostr.VectorLine;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;

@@ -2,11 +2,12 @@ package buzz.scheduled.adapters.relay.signature;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.EventSignatures.Verdict;
+import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.domain.nostr.Hex;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
+import buzz.scheduled.domain.nostr.VectorLine;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;

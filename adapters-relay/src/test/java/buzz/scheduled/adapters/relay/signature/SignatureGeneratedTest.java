@@ -7,6 +7,7 @@ import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.Hex;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
+import buzz.scheduled.domain.nostr.RandomEventFields;
 import buzz.scheduled.domain.nostr.Signature;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -29,8 +30,19 @@ class SignatureGeneratedTest {
         return LongStream.range(0, CASES);
     }
 
+    /** A valid secret key drawn from the seeded fields (redrawn in the ~2^-128 case it is out of range). */
+    private static SecretKey secretKey(RandomEventFields fields) {
+        while (true) {
+            try {
+                return new SecretKey(fields.hex(32));
+            } catch (IllegalArgumentException outOfRange) {
+                // draw again
+            }
+        }
+    }
+
     private static NostrEvent signedEvent(RandomEventFields fields) {
-        Bip340Signer signer = new Bip340Signer(fields.secretKey(), AUX);
+        Bip340Signer signer = new Bip340Signer(secretKey(fields), AUX);
         var unsigned = fields.unsignedEvent();
         return signer.sign(unsigned.createdAt(), unsigned.kind(), unsigned.tags(), unsigned.content());
     }
@@ -89,7 +101,7 @@ class SignatureGeneratedTest {
         RandomEventFields fields = new RandomEventFields(seed);
         NostrEvent event = signedEvent(fields);
         if (event.content().isEmpty()) {
-            event = new Bip340Signer(fields.secretKey(), AUX).sign(event.createdAt(), event.kind(), event.tags(), "x");
+            event = new Bip340Signer(secretKey(fields), AUX).sign(event.createdAt(), event.kind(), event.tags(), "x");
         }
         String text = NostrEventJson.write(event);
         byte[] wire = text.getBytes(StandardCharsets.UTF_8);
