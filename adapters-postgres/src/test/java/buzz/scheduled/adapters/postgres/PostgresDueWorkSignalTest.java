@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The LISTEN side of the wake-up signal against a real PostgreSQL with this build's migrations (whose V2
+ * The LISTEN side of the wake-up signal against a real PostgreSQL with this build's migrations (whose V3
  * triggers NOTIFY {@code buzz_scheduled_due}): notifications carry the nearest due time, arrive only at
  * commit, survive a killed connection (reconnect with backoff, then one "recompute" notification), and close
  * promptly.

@@ -82,13 +82,31 @@ class SchemaTest {
     }
 
     @Test
-    void notify_insertOfScheduledRows_sendsOneNotificationWithTheNearestDueTime() throws SQLException {
+    void notify_insertOfScheduledRows_isHeardWithEachRowsDueTime() throws SQLException {
         try (Connection listener = listen()) {
             db.execute(insertDueAt(UUID.randomUUID(), "1700000100") + ", " + valuesDueAt(UUID.randomUUID(), "1700000050"));
 
-            List<PGNotification> heard = awaitNotifications(listener, 1);
+            List<PGNotification> heard = awaitNotifications(listener, 2);
 
-            assertThat(heard).extracting(PGNotification::getParameter).containsExactly("1700000050000");
+            assertThat(heard).extracting(PGNotification::getParameter)
+                    .containsExactlyInAnyOrder("1700000100000", "1700000050000");
+        }
+    }
+
+    @Test
+    void notify_deliveryWritesThatMakeNoWorkNearer_stayQuiet() throws SQLException {
+        UUID id = UUID.randomUUID();
+        db.execute(insertDueAt(id, "1700000100"));
+        try (Connection listener = listen()) {
+            db.execute("UPDATE scheduled_message SET state = 'claimed', fencing_token = nextval('fencing_token_seq'),"
+                    + " lease_until = now() WHERE id = '" + id + "'");
+            db.execute("UPDATE scheduled_message SET state = 'sending' WHERE id = '" + id + "'");
+            db.execute("UPDATE scheduled_message SET retry_at = to_timestamp(1700000300) , state = 'scheduled',"
+                    + " fencing_token = NULL, lease_until = NULL WHERE id = '" + id + "'");
+
+            // Notifications arrive in commit order: had the claim or the send made one, it would come first.
+            assertThat(awaitNotifications(listener, 1)).extracting(PGNotification::getParameter)
+                    .containsExactly("1700000300000");
         }
     }
 
