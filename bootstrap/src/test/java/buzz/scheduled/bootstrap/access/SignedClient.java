@@ -63,6 +63,11 @@ final class SignedClient {
 
     /** A request signed by {@code signer} (null: no Authorization header). */
     Reply send(SecretKey signer, String method, String path, String body) {
+        return send(signer, method, path, body, java.util.Map.of());
+    }
+
+    /** A request signed by {@code signer} with extra {@code headers} (e.g. If-Match, Idempotency-Key). */
+    Reply send(SecretKey signer, String method, String path, String body, java.util.Map<String, String> headers) {
         byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(20))
@@ -71,6 +76,7 @@ final class SignedClient {
         if (body != null) {
             request.header("Content-Type", "application/json");
         }
+        headers.forEach(request::header);
         if (signer != null) {
             request.header("Authorization", nip98(signer, method, base + path, bytes));
         }
