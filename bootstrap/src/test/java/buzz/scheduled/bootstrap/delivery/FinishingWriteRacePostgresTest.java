@@ -9,6 +9,7 @@ import buzz.scheduled.application.port.in.DeliveryUseCase.GateResult;
 import buzz.scheduled.application.service.DeliveryService;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.RelayDecidesAccess;
+import buzz.scheduled.bootstrap.Poll;
 import buzz.scheduled.domain.schedule.Backoff;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;

@@ -12,6 +12,7 @@ import buzz.scheduled.application.service.DeliveryService;
 import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.DispatcherSettings;
 import buzz.scheduled.application.service.RelayDecidesAccess;
+import buzz.scheduled.bootstrap.Poll;
 import java.net.URI;
 import java.security.SecureRandom;
 import java.time.Duration;

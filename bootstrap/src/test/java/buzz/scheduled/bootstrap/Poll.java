@@ -1,14 +1,15 @@
-package buzz.scheduled.bootstrap.access;
+package buzz.scheduled.bootstrap;
 
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
 /** Polls a condition until it holds or a deadline passes. */
-final class Poll {
+public final class Poll {
     private Poll() {
     }
 
-    static void until(String what, Duration limit, BooleanSupplier condition) {
+    /** Waits until {@code condition} holds, checking every 20 ms; fails naming {@code what} after {@code limit}. */
+    public static void until(String what, Duration limit, BooleanSupplier condition) {
         long deadline = System.nanoTime() + limit.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
