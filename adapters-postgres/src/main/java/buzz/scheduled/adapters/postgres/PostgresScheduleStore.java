@@ -47,7 +47,9 @@ import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Query;
 import org.jooq.Record2;
+import org.jooq.Record3;
 import org.jooq.Row2;
 import org.jooq.SQLDialect;
 import org.jooq.UpdateResultStep;
@@ -115,28 +117,35 @@ public final class PostgresScheduleStore implements ScheduleStore {
             String channel = message.channel().value();
             tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(CHANNEL_LOCK), val(channel)))
                     .fetch();
-            if (tx.fetchExists(CHANNEL_TOMBSTONE, CHANNEL_TOMBSTONE.CHANNEL.eq(channel))) {
-                return new CreateResult.ChannelDeleted();
-            }
-            int pending = tx.fetchCount(M, M.OWNER.eq(owner).and(M.STATE.in(PENDING)));
-            if (pending >= limits.maxPendingPerOwner()) {
-                return new CreateResult.TooManyPending(limits.maxPendingPerOwner());
-            }
             Instant windowStart = limits.windowStart(message.dueAt());
             Instant windowEnd = windowStart.plus(limits.channelWindow());
-            int inWindow = tx.fetchCount(M, M.CHANNEL.eq(channel).and(M.STATE.in(PENDING))
-                    .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd)));
-            if (inWindow >= limits.maxPerChannelWindow()) {
+            // The three limit reads in one round trip: tombstone, the owner's pending count, the channel window.
+            Record3<Boolean, Integer, Integer> facts = tx.select(
+                            DSL.field(DSL.exists(selectOne().from(CHANNEL_TOMBSTONE)
+                                    .where(CHANNEL_TOMBSTONE.CHANNEL.eq(channel)))),
+                            DSL.field(select(DSL.count()).from(M).where(M.OWNER.eq(owner).and(M.STATE.in(PENDING)))),
+                            DSL.field(select(DSL.count()).from(M).where(M.CHANNEL.eq(channel).and(M.STATE.in(PENDING))
+                                    .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd)))))
+                    .fetchSingle();
+            if (facts.value1()) {
+                return new CreateResult.ChannelDeleted();
+            }
+            if (facts.value2() >= limits.maxPendingPerOwner()) {
+                return new CreateResult.TooManyPending(limits.maxPendingPerOwner());
+            }
+            if (facts.value3() >= limits.maxPerChannelWindow()) {
                 return new CreateResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
             }
-            tx.insertInto(M).set(toRecord(message)).execute();
-            insertRevision(tx, message);
-            tx.insertInto(IDEMPOTENCY_KEY)
-                    .set(IDEMPOTENCY_KEY.OWNER, owner)
-                    .set(IDEMPOTENCY_KEY.KEY, key.key())
-                    .set(IDEMPOTENCY_KEY.MESSAGE_ID, message.id().value())
-                    .set(IDEMPOTENCY_KEY.EVENT_ID, message.eventId().hex())
-                    .set(IDEMPOTENCY_KEY.CREATED_AT, message.createdAt())
+            // The message, its first revision and its idempotency key as one JDBC batch (one round trip).
+            tx.batch(
+                    tx.insertInto(M).set(toRecord(message)),
+                    revisionInsert(tx, message),
+                    tx.insertInto(IDEMPOTENCY_KEY)
+                            .set(IDEMPOTENCY_KEY.OWNER, owner)
+                            .set(IDEMPOTENCY_KEY.KEY, key.key())
+                            .set(IDEMPOTENCY_KEY.MESSAGE_ID, message.id().value())
+                            .set(IDEMPOTENCY_KEY.EVENT_ID, message.eventId().hex())
+                            .set(IDEMPOTENCY_KEY.CREATED_AT, message.createdAt()))
                     .execute();
             return new CreateResult.Created(message);
         });
@@ -408,15 +417,18 @@ public final class PostgresScheduleStore implements ScheduleStore {
     }
 
     private static void insertRevision(DSLContext tx, ScheduledMessage message) {
+        revisionInsert(tx, message).execute();
+    }
+
+    private static Query revisionInsert(DSLContext tx, ScheduledMessage message) {
         NostrEvent event = message.event().orElseThrow(() -> new IllegalArgumentException(
                 "revision " + message.revision() + " of " + message.id() + " has no event"));
-        tx.insertInto(SCHEDULED_MESSAGE_REVISION)
+        return tx.insertInto(SCHEDULED_MESSAGE_REVISION)
                 .set(SCHEDULED_MESSAGE_REVISION.MESSAGE_ID, message.id().value())
                 .set(SCHEDULED_MESSAGE_REVISION.REVISION, message.revision().number())
                 .set(SCHEDULED_MESSAGE_REVISION.EVENT_ID, message.eventId().hex())
                 .set(SCHEDULED_MESSAGE_REVISION.EVENT_JSON, EventText.write(event))
-                .set(SCHEDULED_MESSAGE_REVISION.CREATED_AT, message.updatedAt())
-                .execute();
+                .set(SCHEDULED_MESSAGE_REVISION.CREATED_AT, message.updatedAt());
     }
 
     private static ScheduledMessageRecord toRecord(ScheduledMessage message) {
