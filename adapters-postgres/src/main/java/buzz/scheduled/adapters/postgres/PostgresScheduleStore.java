@@ -80,10 +80,12 @@ public final class PostgresScheduleStore implements ScheduleStore {
             .thenComparing(m -> m.id().value().toString());
 
     private final DSLContext dsl;
+    private final GroupedDeliveryWrites deliveryWrites;
 
     /** A store over {@code dataSource} (a pool; each call borrows a connection and returns it). */
     public PostgresScheduleStore(DataSource dataSource) {
         this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
+        this.deliveryWrites = new GroupedDeliveryWrites(dsl);
     }
 
     @Override
@@ -327,44 +329,24 @@ public final class PostgresScheduleStore implements ScheduleStore {
     public Optional<SendingStarted> startSending(Claim claim, Revision revision, Duration minLeaseLeft,
                                                  Duration maxLateness) {
         requirePositive("maxLateness", maxLateness);
+        if (claim == null || revision == null) {
+            throw new IllegalArgumentException("the pre-send step needs a claim and a revision");
+        }
         if (minLeaseLeft == null || minLeaseLeft.isNegative()) {
             throw new IllegalArgumentException("minLeaseLeft must be zero or more, got " + minLeaseLeft);
         }
-        // The conditions of ScheduledMessage.startSending, evaluated on now() inside the statement.
-        return dsl.update(M)
-                .set(M.STATE, "sending")
-                .set(M.UPDATED_AT, NOW)
-                .where(M.ID.eq(claim.id().value()))
-                .and(M.STATE.eq("claimed"))
-                .and(M.FENCING_TOKEN.eq(claim.token().value()))
-                .and(M.REVISION.eq(revision.number()))
-                .and(M.DUE_AT.le(NOW))
-                .and(M.DUE_AT.ge(nowMinus(maxLateness)))
-                .and(M.LEASE_UNTIL.ge(nowPlus(minLeaseLeft)))
-                .andNotExists(selectOne().from(CHANNEL_TOMBSTONE).where(CHANNEL_TOMBSTONE.CHANNEL.eq(M.CHANNEL)))
-                .returningResult(NOW, M.LEASE_UNTIL)
-                .fetchOptional()
-                .map(r -> new SendingStarted(r.value1(), r.value2()));
+        // The conditions of ScheduledMessage.startSending, evaluated on now() inside the statement, grouped
+        // with concurrent senders' pre-send steps.
+        return deliveryWrites.startSending(
+                new GroupedDeliveryWrites.StartSending(claim, revision, minLeaseLeft, maxLateness));
     }
 
     @Override
     public boolean markPublished(Claim claim, Revision revision) {
-        int changed = dsl.update(M)
-                .set(M.STATE, "published")
-                .set(M.FINISHED_AT, NOW)
-                .setNull(M.FENCING_TOKEN)
-                .setNull(M.LEASE_UNTIL)
-                .setNull(M.RETRY_AT)
-                .set(M.UPDATED_AT, NOW)
-                .where(M.ID.eq(claim.id().value()))
-                .and(M.STATE.eq("sending"))
-                .and(M.FENCING_TOKEN.eq(claim.token().value()))
-                .and(M.REVISION.eq(revision.number()))
-                .execute();
-        if (changed > 1) {
-            throw new IllegalStateException("publishing " + claim.id() + " changed " + changed + " rows");
+        if (claim == null || revision == null) {
+            throw new IllegalArgumentException("publishing needs a claim and a revision");
         }
-        return changed == 1;
+        return deliveryWrites.markPublished(new GroupedDeliveryWrites.Publish(claim, revision));
     }
 
     @Override
@@ -377,11 +359,20 @@ public final class PostgresScheduleStore implements ScheduleStore {
                 .map(claim -> row(claim.id().value(), claim.token().value()))
                 .toList();
         Set<ScheduleId> renewed = new HashSet<>();
+        ScheduledMessageTable locked = SCHEDULED_MESSAGE.as("locked");
+        // Rows are locked in id order first, as the grouped delivery writes lock theirs, so a renewal and a
+        // grouped write never wait on each other in a cycle.
         dsl.update(M)
                 .set(M.LEASE_UNTIL, nowPlus(lease))
                 .set(M.UPDATED_AT, NOW)
                 .where(M.STATE.in(IN_FLIGHT))
                 .and(row(M.ID, M.FENCING_TOKEN).in(held))
+                .and(M.ID.eq(any(array(select(locked.ID)
+                        .from(locked)
+                        .where(locked.ID.in(claims.stream().map(claim -> claim.id().value()).toList()))
+                        .and(locked.STATE.in(IN_FLIGHT))
+                        .orderBy(locked.ID)
+                        .forUpdate()))))
                 .returning(M.ID)
                 .fetch()
                 .forEach(r -> renewed.add(new ScheduleId(r.getId())));
@@ -393,15 +384,23 @@ public final class PostgresScheduleStore implements ScheduleStore {
         if (grace == null) {
             throw new IllegalArgumentException("grace is missing");
         }
-        // A concurrent reaper or finishing write takes the row lock first; this statement then re-reads the row
-        // and skips it when it no longer matches, so exactly one of two racing writes wins (SCENARIOS F8).
+        // Rows another writer holds are skipped, not waited for: that writer is the claim's owner finishing it
+        // (or another reaper), and if the row is still expired afterwards the next round takes it. So exactly
+        // one of a reaper and a finishing write wins (SCENARIOS F8), and the reaper never waits in a lock cycle.
+        ScheduledMessageTable expired = SCHEDULED_MESSAGE.as("expired");
         return dsl.update(M)
                 .set(M.STATE, "scheduled")
                 .setNull(M.FENCING_TOKEN)
                 .setNull(M.LEASE_UNTIL)
                 .setNull(M.RETRY_AT)
                 .set(M.UPDATED_AT, NOW)
-                .where(M.STATE.in(IN_FLIGHT))
+                .where(M.ID.eq(any(array(select(expired.ID)
+                        .from(expired)
+                        .where(expired.STATE.in(IN_FLIGHT))
+                        .and(expired.LEASE_UNTIL.lt(nowMinus(grace)))
+                        .forUpdate()
+                        .skipLocked()))))
+                .and(M.STATE.in(IN_FLIGHT))
                 .and(M.LEASE_UNTIL.lt(nowMinus(grace)))
                 .execute();
     }
@@ -502,7 +501,7 @@ public final class PostgresScheduleStore implements ScheduleStore {
         return DSL.field("(now() - {0} * interval '1 microsecond')", SQLDataType.INSTANT, val(micros(duration)));
     }
 
-    private static long micros(Duration duration) {
+    static long micros(Duration duration) {
         return Math.addExact(Math.multiplyExact(duration.getSeconds(), 1_000_000L), duration.getNano() / 1_000);
     }
 

@@ -6,7 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -16,21 +16,24 @@ import javax.sql.DataSource;
  */
 final class CuttableDataSource implements DataSource {
     private final DataSource pool;
-    private final AtomicBoolean dropNext = new AtomicBoolean();
+    private final AtomicReference<Thread> dropNextFor = new AtomicReference<>();
 
     CuttableDataSource(DataSource pool) {
         this.pool = pool;
     }
 
-    /** The next connection handed out is dead. */
-    void dropNextConnection() {
-        dropNext.set(true);
+    /**
+     * The next connection handed out to the calling thread is dead; other threads (a test polling the store,
+     * the lease renewer) keep getting live ones.
+     */
+    void dropNextConnectionOfThisThread() {
+        dropNextFor.set(Thread.currentThread());
     }
 
     @Override
     public Connection getConnection() throws SQLException {
         Connection connection = pool.getConnection();
-        if (dropNext.getAndSet(false)) {
+        if (dropNextFor.compareAndSet(Thread.currentThread(), null)) {
             int pid;
             try (Statement statement = connection.createStatement();
                  ResultSet rs = statement.executeQuery("SELECT pg_backend_pid()")) {

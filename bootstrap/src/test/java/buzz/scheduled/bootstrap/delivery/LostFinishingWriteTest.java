@@ -62,7 +62,7 @@ class LostFinishingWriteTest {
                     @Override
                     public boolean published(DeliveryUseCase.ClaimedWork work) {
                         if (cut.compareAndSet(false, true)) {
-                            pool.dropNextConnection();
+                            pool.dropNextConnectionOfThisThread();
                         }
                         return super.published(work);
                     }

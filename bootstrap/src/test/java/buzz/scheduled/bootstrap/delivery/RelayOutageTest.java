@@ -77,7 +77,8 @@ class RelayOutageTest {
             relay.restart();
             Poll.until("the end of the outage", Duration.ofSeconds(20),
                     () -> sidecar.store.find(recovered.id()).orElseThrow().state().terminal());
-            assertThat(state(sidecar, recovered)).isEqualTo("published");
+            assertThat(state(sidecar, recovered)).as("the recovered message (reason %s) after these sends: %s",
+                    sidecar.store.find(recovered.id()).orElseThrow().failureReason(), sends).isEqualTo("published");
 
             relay.stop();
             NostrEvent late = author.message(nextSecond(sidecar), "the relay stays down too long");

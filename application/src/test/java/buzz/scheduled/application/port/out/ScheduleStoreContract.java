@@ -674,6 +674,51 @@ public abstract class ScheduleStoreContract {
         assertThat(stored.token()).isEmpty();
     }
 
+    @Test
+    void startSendingAndMarkPublished_manyConcurrentSendersWithHeldAndStaleClaims_eachGetsItsOwnAnswer()
+            throws Exception {
+        for (int i = 0; i < 40; i++) {
+            createdMessage(dueIn(Duration.ofSeconds(-60 - i)));
+        }
+        List<ScheduledMessage> claimed = store.claimDue(40, LEASE);
+        assertThat(claimed).hasSize(40);
+        List<Callable<Optional<SendingStarted>>> preSend = new ArrayList<>();
+        List<Boolean> held = new ArrayList<>();
+        for (ScheduledMessage message : claimed) {
+            Claim claim = new Claim(message.id(), message.token().orElseThrow());
+            Claim stale = new Claim(message.id(), new FencingToken(claim.token().value() + 100_000));
+            preSend.add(() -> store.startSending(stale, message.revision(), Duration.ZERO, Duration.ofMinutes(15)));
+            held.add(false);
+            preSend.add(() -> store.startSending(claim, message.revision(), Duration.ZERO, Duration.ofMinutes(15)));
+            held.add(true);
+        }
+
+        List<Optional<SendingStarted>> started = concurrently(preSend);
+
+        for (int i = 0; i < started.size(); i++) {
+            assertThat(started.get(i).isPresent()).as("pre-send step %d (held: %s)", i, held.get(i))
+                    .isEqualTo(held.get(i));
+        }
+        List<Callable<Boolean>> publish = new ArrayList<>();
+        for (ScheduledMessage message : claimed) {
+            Claim claim = new Claim(message.id(), message.token().orElseThrow());
+            Claim stale = new Claim(message.id(), new FencingToken(claim.token().value() + 100_000));
+            publish.add(() -> store.markPublished(claim, message.revision()));
+            publish.add(() -> store.markPublished(stale, message.revision()));
+            publish.add(() -> store.markPublished(claim, message.revision()));
+        }
+
+        List<Boolean> published = concurrently(publish);
+
+        for (int m = 0; m < claimed.size(); m++) {
+            assertThat(published.get(3 * m + 1)).as("stale claim on message %d", m).isFalse();
+            assertThat(List.of(published.get(3 * m), published.get(3 * m + 2))).as("held claim twice on message %d", m)
+                    .containsExactlyInAnyOrder(true, false);
+            assertThat(store.find(claimed.get(m).id()).orElseThrow().state())
+                    .isInstanceOf(ScheduleState.Published.class);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------------
     // helpers
 
