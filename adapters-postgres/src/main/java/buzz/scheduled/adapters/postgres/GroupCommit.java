@@ -18,7 +18,8 @@ import java.util.function.Function;
  * <p>Invariant: requests are queued only while a leader is active; the leader takes up to {@code maxBatch}
  * from the head of the queue (its own request first), writes them, hands each caller its answer, and passes
  * leadership to the new head of the queue if there is one. A failed write fails every request in that batch
- * with the same exception, and nothing else.
+ * with the same exception (an {@link Error} too, unwrapped), and nothing else. One write runs at a time, so a
+ * write that waits (on a row lock another transaction holds) holds up every caller behind it.
  *
  * @param <I> one caller's request
  * @param <O> one caller's answer
@@ -47,7 +48,7 @@ final class GroupCommit<I, O> {
     /**
      * Writes {@code input}, alone or together with concurrent requests, and returns its answer once committed.
      *
-     * @throws RuntimeException what the batch's write threw
+     * @throws RuntimeException what the batch's write threw (an {@link Error} is rethrown as it is)
      */
     O submit(I input) {
         Request<I, O> request = new Request<>(input, lock.newCondition());
@@ -68,10 +69,12 @@ final class GroupCommit<I, O> {
         if (!request.done) {
             lead();
         }
-        if (request.failure != null) {
-            throw request.failure;
-        }
-        return request.answer;
+        return switch (request.failure) {
+            case null -> request.answer;
+            case RuntimeException e -> throw e;
+            case Error e -> throw e;
+            default -> throw new IllegalStateException("a grouped write failed", request.failure);
+        };
     }
 
     /** Requests waiting for a leader to write them (for tests). */
@@ -96,18 +99,29 @@ final class GroupCommit<I, O> {
             lock.unlock();
         }
         List<O> answers = null;
-        RuntimeException failure = null;
+        Throwable failure = null;
+        // A waiter interrupted while queued may be the one that writes: the write must not see the interrupt
+        // (it would close the connection's socket mid-statement and fail everyone's requests), so it is held
+        // back and restored afterwards.
+        boolean interrupted = Thread.interrupted();
         try {
             answers = write.apply(batch.stream().map(r -> r.input).toList());
             if (answers == null || answers.size() != batch.size()) {
                 failure = new IllegalStateException("a grouped write answered "
                         + (answers == null ? "nothing" : answers.size()) + " of " + batch.size() + " requests");
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             failure = e;
-        } catch (Error e) {
-            failure = new IllegalStateException("a grouped write failed", e);
+        } finally {
+            handOver(batch, answers, failure);
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
+    }
+
+    /** Answers every member of {@code batch} and passes leadership on; runs whatever the write did. */
+    private void handOver(List<Request<I, O>> batch, List<O> answers, Throwable failure) {
         lock.lock();
         try {
             for (int i = 0; i < batch.size(); i++) {
@@ -138,7 +152,7 @@ final class GroupCommit<I, O> {
         boolean leader;
         boolean done;
         O answer;
-        RuntimeException failure;
+        Throwable failure;
 
         Request(I input, Condition turn) {
             this.input = input;

@@ -7,9 +7,8 @@ import buzz.scheduled.application.port.out.ScheduleStore.SendingStarted;
 import buzz.scheduled.domain.schedule.Revision;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -25,10 +24,10 @@ import org.jooq.impl.SQLDataType;
  * the single-row write, evaluated per row on {@code now()}, so each request gets the answer it would have got
  * alone. Under load this turns dozens of transactions into one; alone, a request is written at once.
  *
- * <p>Each batch first locks its rows in id order ({@code = ANY(ARRAY(SELECT … ORDER BY id FOR UPDATE))}, an
- * InitPlan run once), as the lease renewal does, so grouped writes and renewals never wait on each other in a
- * cycle. Other multi-row writers (channel deletion, member removal) do not order their locks; a deadlock with
- * them is detected by PostgreSQL within {@code deadlock_timeout} and the batch is retried a few times.
+ * <p>Each batch first locks its rows in id order ({@code = ANY(ARRAY(SELECT … ORDER BY id FOR NO KEY UPDATE))},
+ * an InitPlan run once), as the lease renewal and the channel administration's multi-row writes do, so none of
+ * them waits on another in a cycle. Should PostgreSQL still report a deadlock, the batch (one autocommitted
+ * statement, rolled back whole) runs again, at most three more times.
  */
 final class GroupedDeliveryWrites {
     /** The most messages one grouped write carries. */
@@ -40,7 +39,7 @@ final class GroupedDeliveryWrites {
             UPDATE scheduled_message m
                SET state = 'sending', updated_at = now()
               FROM unnest({0}::uuid[], {1}::bigint[], {2}::integer[], {3}::bigint[], {4}::bigint[])
-                   AS w(id, token, revision, min_lease_left_us, max_lateness_us)
+                   WITH ORDINALITY AS w(id, token, revision, min_lease_left_us, max_lateness_us, ord)
              WHERE m.id = w.id
                AND m.state = 'claimed'
                AND m.fencing_token = w.token
@@ -51,22 +50,22 @@ final class GroupedDeliveryWrites {
                AND NOT EXISTS (SELECT 1 FROM channel_tombstone t WHERE t.channel = m.channel)
                AND m.id = ANY(ARRAY(SELECT l.id FROM scheduled_message l
                                      WHERE l.id = ANY({0}::uuid[]) AND l.state = 'claimed'
-                                     ORDER BY l.id FOR UPDATE))
-            RETURNING m.id, w.token, now(), m.lease_until""";
+                                     ORDER BY l.id FOR NO KEY UPDATE))
+            RETURNING w.ord, now(), m.lease_until""";
 
     private static final String MARK_PUBLISHED = """
             UPDATE scheduled_message m
                SET state = 'published', finished_at = now(), fencing_token = NULL, lease_until = NULL,
                    retry_at = NULL, updated_at = now()
-              FROM unnest({0}::uuid[], {1}::bigint[], {2}::integer[]) AS w(id, token, revision)
+              FROM unnest({0}::uuid[], {1}::bigint[], {2}::integer[]) WITH ORDINALITY AS w(id, token, revision, ord)
              WHERE m.id = w.id
                AND m.state = 'sending'
                AND m.fencing_token = w.token
                AND m.revision = w.revision
                AND m.id = ANY(ARRAY(SELECT l.id FROM scheduled_message l
                                      WHERE l.id = ANY({0}::uuid[]) AND l.state = 'sending'
-                                     ORDER BY l.id FOR UPDATE))
-            RETURNING m.id, w.token""";
+                                     ORDER BY l.id FOR NO KEY UPDATE))
+            RETURNING w.ord""";
 
     private final DSLContext dsl;
     private final GroupCommit<StartSending, Optional<SendingStarted>> startSending;
@@ -78,8 +77,14 @@ final class GroupedDeliveryWrites {
         this.markPublished = new GroupCommit<>(this::markPublishedBatch, MAX_BATCH);
     }
 
-    /** One pre-send step's request: the claim held, its revision, and the limits it is checked against. */
-    record StartSending(Claim claim, Revision revision, Duration minLeaseLeft, Duration maxLateness) {
+    /**
+     * One pre-send step's request: the claim held, its revision, and the limits it is checked against in
+     * microseconds (converted by the caller, so a duration out of range fails that caller and not its batch).
+     */
+    record StartSending(Claim claim, Revision revision, long minLeaseLeftMicros, long maxLatenessMicros) {
+        StartSending(Claim claim, Revision revision, Duration minLeaseLeft, Duration maxLateness) {
+            this(claim, revision, PostgresScheduleStore.micros(minLeaseLeft), PostgresScheduleStore.micros(maxLateness));
+        }
     }
 
     /** One publish's request: the claim held and its revision. */
@@ -107,23 +112,25 @@ final class GroupedDeliveryWrites {
             ids[i] = request.claim().id().value();
             tokens[i] = request.claim().token().value();
             revisions[i] = request.revision().number();
-            minLeaseLeft[i] = PostgresScheduleStore.micros(request.minLeaseLeft());
-            maxLateness[i] = PostgresScheduleStore.micros(request.maxLateness());
+            minLeaseLeft[i] = request.minLeaseLeftMicros();
+            maxLateness[i] = request.maxLatenessMicros();
         }
-        Map<ClaimKey, SendingStarted> started = new HashMap<>();
+        // Answers go by the request's position (WITH ORDINALITY), not by claim: when one row is named twice in a
+        // batch, PostgreSQL updates it once, through one of the requests, and only that one is told so; the
+        // other is answered as if written after it, finding the row moved.
+        SendingStarted[] started = new SendingStarted[n];
         retryingDeadlocks(() -> dsl.resultQuery(START_SENDING,
                         val(ids, SQLDataType.UUID.array()), val(tokens, SQLDataType.BIGINT.array()),
                         val(revisions, SQLDataType.INTEGER.array()), val(minLeaseLeft, SQLDataType.BIGINT.array()),
                         val(maxLateness, SQLDataType.BIGINT.array()))
                 .fetch())
-                .forEach(row -> started.put(key(row),
-                        new SendingStarted(row.get(2, Instant.class), row.get(3, Instant.class))));
-        // remove, not get: the same claim twice in one batch is answered as if written one after the other,
-        // the first moving the row and the second finding it moved.
-        return batch.stream()
-                .map(request -> Optional.ofNullable(started.remove(new ClaimKey(request.claim().id().value(),
-                        request.claim().token().value()))))
-                .toList();
+                .forEach(row -> started[position(row)] =
+                        new SendingStarted(row.get(1, Instant.class), row.get(2, Instant.class)));
+        List<Optional<SendingStarted>> answers = new ArrayList<>(n);
+        for (SendingStarted answer : started) {
+            answers.add(Optional.ofNullable(answer));
+        }
+        return answers;
     }
 
     /** One grouped publish write (package-private so a test can send it a known batch). */
@@ -138,16 +145,17 @@ final class GroupedDeliveryWrites {
             tokens[i] = request.claim().token().value();
             revisions[i] = request.revision().number();
         }
-        Map<ClaimKey, Boolean> published = new HashMap<>();
+        boolean[] published = new boolean[n];
         retryingDeadlocks(() -> dsl.resultQuery(MARK_PUBLISHED,
                         val(ids, SQLDataType.UUID.array()), val(tokens, SQLDataType.BIGINT.array()),
                         val(revisions, SQLDataType.INTEGER.array()))
                 .fetch())
-                .forEach(row -> published.put(key(row), Boolean.TRUE));
-        return batch.stream()
-                .map(request -> published.remove(new ClaimKey(request.claim().id().value(),
-                        request.claim().token().value())) != null)
-                .toList();
+                .forEach(row -> published[position(row)] = true);
+        List<Boolean> answers = new ArrayList<>(n);
+        for (boolean answer : published) {
+            answers.add(answer);
+        }
+        return answers;
     }
 
     /** A batch is one statement in autocommit, so a deadlock rolled all of it back and it can simply run again. */
@@ -163,10 +171,8 @@ final class GroupedDeliveryWrites {
         }
     }
 
-    private static ClaimKey key(Record row) {
-        return new ClaimKey(row.get(0, UUID.class), row.get(1, Long.class));
-    }
-
-    private record ClaimKey(UUID id, long token) {
+    /** The 0-based position in the batch of the request a returned row answers (ordinality counts from 1). */
+    private static int position(Record row) {
+        return Math.toIntExact(row.get(0, Long.class)) - 1;
     }
 }

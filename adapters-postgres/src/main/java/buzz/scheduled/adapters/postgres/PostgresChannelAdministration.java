@@ -109,6 +109,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
                 .set(SCHEDULED_MESSAGE.UPDATED_AT, NOW)
                 .where(which)
                 .and(SCHEDULED_MESSAGE.STATE.in(REVOCABLE))
+                .and(SCHEDULED_MESSAGE.ID.eq(any(lockedInIdOrder(which.and(SCHEDULED_MESSAGE.STATE.in(REVOCABLE))))))
                 .returning(SCHEDULED_MESSAGE.ID)
                 .fetch(SCHEDULED_MESSAGE.ID);
         if (!revoked.isEmpty()) {
@@ -133,7 +134,24 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
     @Override
     public int purgeOwner(PublicKey owner) {
         // Revisions and idempotency keys go with their message (ON DELETE CASCADE).
-        return dsl.deleteFrom(SCHEDULED_MESSAGE).where(SCHEDULED_MESSAGE.OWNER.eq(owner.hex())).execute();
+        Condition theirs = SCHEDULED_MESSAGE.OWNER.eq(owner.hex());
+        return dsl.deleteFrom(SCHEDULED_MESSAGE)
+                .where(theirs)
+                .and(SCHEDULED_MESSAGE.ID.eq(any(lockedInIdOrder(theirs))))
+                .execute();
+    }
+
+    /**
+     * The ids of the rows matching {@code which}, locked in id order (an InitPlan, run once) before the
+     * statement using them writes: the grouped delivery writes and the lease renewal lock their rows in id
+     * order too, so a multi-row write here and one of theirs never wait on each other in a cycle.
+     */
+    private static Field<UUID[]> lockedInIdOrder(Condition which) {
+        return array(select(SCHEDULED_MESSAGE.ID)
+                .from(SCHEDULED_MESSAGE)
+                .where(which)
+                .orderBy(SCHEDULED_MESSAGE.ID)
+                .forUpdate());
     }
 
     @Override
@@ -143,7 +161,9 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
             int deleted = dsl.deleteFrom(SCHEDULED_MESSAGE)
                     .where(SCHEDULED_MESSAGE.ID.eq(any(array(select(SCHEDULED_MESSAGE.ID)
                             .from(SCHEDULED_MESSAGE)
-                            .limit(PURGE_BATCH)))))
+                            .orderBy(SCHEDULED_MESSAGE.ID)
+                            .limit(PURGE_BATCH)
+                            .forUpdate()))))
                     .execute();
             total += deleted;
             if (deleted < PURGE_BATCH) {

@@ -372,7 +372,7 @@ public final class PostgresScheduleStore implements ScheduleStore {
                         .where(locked.ID.in(claims.stream().map(claim -> claim.id().value()).toList()))
                         .and(locked.STATE.in(IN_FLIGHT))
                         .orderBy(locked.ID)
-                        .forUpdate()))))
+                        .forNoKeyUpdate()))))
                 .returning(M.ID)
                 .fetch()
                 .forEach(r -> renewed.add(new ScheduleId(r.getId())));
@@ -398,7 +398,7 @@ public final class PostgresScheduleStore implements ScheduleStore {
                         .from(expired)
                         .where(expired.STATE.in(IN_FLIGHT))
                         .and(expired.LEASE_UNTIL.lt(nowMinus(grace)))
-                        .forUpdate()
+                        .forNoKeyUpdate()
                         .skipLocked()))))
                 .and(M.STATE.in(IN_FLIGHT))
                 .and(M.LEASE_UNTIL.lt(nowMinus(grace)))

@@ -156,6 +156,37 @@ class GroupCommitTest {
     }
 
     @Test
+    void writeThrowingAnError_rethrowsThatErrorUnwrapped_andTheNextCallerIsWrittenNormally() {
+        InternalError thrown = new InternalError("out of something (test)");
+        GroupCommit<Integer, Integer> commit = new GroupCommit<>(batch -> {
+            if (batch.contains(-1)) {
+                throw thrown;
+            }
+            return batch;
+        }, 4);
+
+        assertThatThrownBy(() -> commit.submit(-1)).isSameAs(thrown);
+        assertThat(commit.submit(2)).isEqualTo(2);
+    }
+
+    @Test
+    void interruptedCaller_writeDoesNotSeeTheInterrupt_whichIsRestoredAfterwards() {
+        List<Boolean> seenByWrite = new ArrayList<>();
+        GroupCommit<Integer, Integer> commit = new GroupCommit<>(batch -> {
+            seenByWrite.add(Thread.currentThread().isInterrupted());
+            return batch;
+        }, 4);
+
+        Thread.currentThread().interrupt();
+        int answer = commit.submit(5);
+        boolean stillInterrupted = Thread.interrupted();
+
+        assertThat(answer).isEqualTo(5);
+        assertThat(seenByWrite).containsExactly(false);
+        assertThat(stillInterrupted).isTrue();
+    }
+
+    @Test
     void writeAnsweringTheWrongNumber_failsTheBatchInsteadOfMisroutingAnswers() {
         GroupCommit<Integer, Integer> commit = new GroupCommit<>(batch -> List.of(), 4);
 
