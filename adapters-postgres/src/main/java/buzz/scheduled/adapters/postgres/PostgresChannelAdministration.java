@@ -38,9 +38,6 @@ import org.jooq.impl.SQLDataType;
  */
 public final class PostgresChannelAdministration implements ChannelAdministration {
 
-    private static final List<String> REVOCABLE = List.of("scheduled", "claimed");
-    private static final List<String> PENDING = List.of("scheduled", "claimed", "sending");
-    private static final List<String> TERMINAL = List.of("published", "cancelled", "failed");
     private static final Field<Instant> NOW = DSL.field("now()", SQLDataType.INSTANT);
     /** Rows one full-purge statement deletes. */
     private static final int PURGE_BATCH = 1_000;
@@ -72,11 +69,11 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
             int purgedTerminal = tx.update(SCHEDULED_MESSAGE)
                     .setNull(SCHEDULED_MESSAGE.EVENT_JSON)
                     .where(inChannel)
-                    .and(SCHEDULED_MESSAGE.STATE.in(TERMINAL))
+                    .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.TERMINAL))
                     .and(SCHEDULED_MESSAGE.EVENT_JSON.isNotNull())
                     .execute();
-            purgeHistory(tx, inChannel.and(SCHEDULED_MESSAGE.STATE.ne("sending")));
-            int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, inChannel.and(SCHEDULED_MESSAGE.STATE.eq("sending")));
+            purgeHistory(tx, inChannel.and(SCHEDULED_MESSAGE.STATE.ne(StateLiterals.SENDING)));
+            int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, inChannel.and(SCHEDULED_MESSAGE.STATE.eq(StateLiterals.SENDING)));
             return new ChannelDeleted(failed, failed + purgedTerminal, inFlight, newlyDeleted);
         });
     }
@@ -88,7 +85,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
             Condition theirs = SCHEDULED_MESSAGE.CHANNEL.eq(channel.value())
                     .and(SCHEDULED_MESSAGE.OWNER.eq(member.hex()));
             int failed = revoke(tx, theirs, FailureReason.MEMBER_REMOVED);
-            int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, theirs.and(SCHEDULED_MESSAGE.STATE.eq("sending")));
+            int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, theirs.and(SCHEDULED_MESSAGE.STATE.eq(StateLiterals.SENDING)));
             return new MemberRemoved(failed, inFlight);
         });
     }
@@ -108,8 +105,8 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
                 .set(SCHEDULED_MESSAGE.FINISHED_AT, NOW)
                 .set(SCHEDULED_MESSAGE.UPDATED_AT, NOW)
                 .where(which)
-                .and(SCHEDULED_MESSAGE.STATE.in(REVOCABLE))
-                .and(SCHEDULED_MESSAGE.ID.eq(any(lockedInIdOrder(which.and(SCHEDULED_MESSAGE.STATE.in(REVOCABLE))))))
+                .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.REVOCABLE))
+                .and(SCHEDULED_MESSAGE.ID.eq(any(lockedInIdOrder(which.and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.REVOCABLE))))))
                 .returning(SCHEDULED_MESSAGE.ID)
                 .fetch(SCHEDULED_MESSAGE.ID);
         if (!revoked.isEmpty()) {
@@ -194,7 +191,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
         return dsl.deleteFrom(SCHEDULED_MESSAGE)
                 .where(SCHEDULED_MESSAGE.ID.eq(any(array(select(SCHEDULED_MESSAGE.ID)
                         .from(SCHEDULED_MESSAGE)
-                        .where(SCHEDULED_MESSAGE.STATE.in(TERMINAL))
+                        .where(SCHEDULED_MESSAGE.STATE.in(StateLiterals.TERMINAL))
                         .and(SCHEDULED_MESSAGE.FINISHED_AT.lt(cutoff))
                         .orderBy(SCHEDULED_MESSAGE.FINISHED_AT)
                         .limit(batch)
@@ -222,7 +219,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
                         min(SCHEDULED_MESSAGE.DUE_AT).filterWhere(SCHEDULED_MESSAGE.DUE_AT.gt(NOW)),
                         NOW)
                 .from(SCHEDULED_MESSAGE)
-                .where(SCHEDULED_MESSAGE.STATE.in(PENDING));
+                .where(SCHEDULED_MESSAGE.STATE.in(StateLiterals.PENDING));
     }
 
     private static long micros(Duration duration) {

@@ -48,10 +48,12 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Query;
+import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Record3;
 import org.jooq.Row2;
 import org.jooq.SQLDialect;
+import org.jooq.Select;
 import org.jooq.UpdateResultStep;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
@@ -69,8 +71,6 @@ import org.jooq.impl.SQLDataType;
 public final class PostgresScheduleStore implements ScheduleStore {
 
     private static final ScheduledMessageTable M = SCHEDULED_MESSAGE;
-    private static final List<String> IN_FLIGHT = List.of("claimed", "sending");
-    private static final List<String> PENDING = List.of("scheduled", "claimed", "sending");
     /** The database clock, as the statement sees it. */
     private static final Field<Instant> NOW = DSL.field("now()", SQLDataType.INSTANT);
     // Advisory-lock namespaces (first key of pg_advisory_xact_lock(int, int)) serialising creates.
@@ -122,12 +122,7 @@ public final class PostgresScheduleStore implements ScheduleStore {
             Instant windowStart = limits.windowStart(message.dueAt());
             Instant windowEnd = windowStart.plus(limits.channelWindow());
             // The three limit reads in one round trip: tombstone, the owner's pending count, the channel window.
-            Record3<Boolean, Integer, Integer> facts = tx.select(
-                            DSL.field(DSL.exists(selectOne().from(CHANNEL_TOMBSTONE)
-                                    .where(CHANNEL_TOMBSTONE.CHANNEL.eq(channel)))),
-                            DSL.field(select(DSL.count()).from(M).where(M.OWNER.eq(owner).and(M.STATE.in(PENDING)))),
-                            DSL.field(select(DSL.count()).from(M).where(M.CHANNEL.eq(channel).and(M.STATE.in(PENDING))
-                                    .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd)))))
+            Record3<Boolean, Integer, Integer> facts = limitFacts(tx, owner, channel, windowStart, windowEnd)
                     .fetchSingle();
             if (facts.value1()) {
                 return new CreateResult.ChannelDeleted();
@@ -152,6 +147,19 @@ public final class PostgresScheduleStore implements ScheduleStore {
                     .execute();
             return new CreateResult.Created(message);
         });
+    }
+
+    /**
+     * A create's three limit reads as one statement (package-private so a test can EXPLAIN it): whether the
+     * channel has a tombstone, the owner's pending count, and the channel's pending count in the due window.
+     */
+    static Select<Record3<Boolean, Integer, Integer>> limitFacts(DSLContext dsl, String owner, String channel,
+                                                                 Instant windowStart, Instant windowEnd) {
+        return dsl.select(
+                DSL.field(DSL.exists(selectOne().from(CHANNEL_TOMBSTONE).where(CHANNEL_TOMBSTONE.CHANNEL.eq(channel)))),
+                DSL.field(select(DSL.count()).from(M).where(M.OWNER.eq(owner)).and(M.STATE.in(StateLiterals.PENDING))),
+                DSL.field(select(DSL.count()).from(M).where(M.CHANNEL.eq(channel)).and(M.STATE.in(StateLiterals.PENDING))
+                        .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd))));
     }
 
     @Override
@@ -236,7 +244,7 @@ public final class PostgresScheduleStore implements ScheduleStore {
             }
             Instant windowStart = limits.windowStart(next.dueAt());
             Instant windowEnd = windowStart.plus(limits.channelWindow());
-            int inWindow = tx.fetchCount(M, M.CHANNEL.eq(channel).and(M.STATE.in(PENDING))
+            int inWindow = tx.fetchCount(M, M.CHANNEL.eq(channel).and(M.STATE.in(StateLiterals.PENDING))
                     .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd)).and(M.ID.ne(next.id().value())));
             if (inWindow >= limits.maxPerChannelWindow()) {
                 return new ReviseResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
@@ -315,14 +323,14 @@ public final class PostgresScheduleStore implements ScheduleStore {
                 // here: LIMIT 3 claimed 5). ARRAY(...) is an InitPlan, run exactly once.
                 .where(M.ID.eq(any(array(select(candidate.ID)
                         .from(candidate)
-                        .where(candidate.STATE.eq("scheduled"))
+                        .where(candidate.STATE.eq(StateLiterals.SCHEDULED))
                         .and(candidate.DUE_AT.le(NOW))
                         .and(candidate.RETRY_AT.isNull().or(candidate.RETRY_AT.le(NOW)))
                         .orderBy(candidate.DUE_AT, candidate.ID)
                         .limit(limit)
                         .forUpdate()
                         .skipLocked()))))
-                .and(M.STATE.eq("scheduled"))
+                .and(M.STATE.eq(StateLiterals.SCHEDULED))
                 .returning();
     }
 
@@ -366,12 +374,12 @@ public final class PostgresScheduleStore implements ScheduleStore {
         dsl.update(M)
                 .set(M.LEASE_UNTIL, nowPlus(lease))
                 .set(M.UPDATED_AT, NOW)
-                .where(M.STATE.in(IN_FLIGHT))
+                .where(M.STATE.in(StateLiterals.IN_FLIGHT))
                 .and(row(M.ID, M.FENCING_TOKEN).in(held))
                 .and(M.ID.eq(any(array(select(locked.ID)
                         .from(locked)
                         .where(locked.ID.in(claims.stream().map(claim -> claim.id().value()).toList()))
-                        .and(locked.STATE.in(IN_FLIGHT))
+                        .and(locked.STATE.in(StateLiterals.IN_FLIGHT))
                         .orderBy(locked.ID)
                         .forNoKeyUpdate()))))
                 .returning(M.ID)
@@ -397,23 +405,28 @@ public final class PostgresScheduleStore implements ScheduleStore {
                 .set(M.UPDATED_AT, NOW)
                 .where(M.ID.eq(any(array(select(expired.ID)
                         .from(expired)
-                        .where(expired.STATE.in(IN_FLIGHT))
+                        .where(expired.STATE.in(StateLiterals.IN_FLIGHT))
                         .and(expired.LEASE_UNTIL.lt(nowMinus(grace)))
                         .forNoKeyUpdate()
                         .skipLocked()))))
-                .and(M.STATE.in(IN_FLIGHT))
+                .and(M.STATE.in(StateLiterals.IN_FLIGHT))
                 .and(M.LEASE_UNTIL.lt(nowMinus(grace)))
                 .execute();
     }
 
     @Override
     public Optional<Instant> nextDueAt() {
+        return Optional.ofNullable(nextDueAtQuery().fetchSingle().value1());
+    }
+
+    /** The earliest claimable time as one statement (package-private so a test can EXPLAIN it). */
+    Select<Record1<Instant>> nextDueAtQuery() {
         // Two index-friendly minima: rows without a retry time by due time, and the (few) retrying rows.
         Field<Instant> firstDue = select(min(M.DUE_AT)).from(M)
-                .where(M.STATE.eq("scheduled")).and(M.RETRY_AT.isNull()).asField();
+                .where(M.STATE.eq(StateLiterals.SCHEDULED)).and(M.RETRY_AT.isNull()).asField();
         Field<Instant> firstRetry = select(min(greatest(M.DUE_AT, M.RETRY_AT))).from(M)
-                .where(M.STATE.eq("scheduled")).and(M.RETRY_AT.isNotNull()).asField();
-        return Optional.ofNullable(dsl.select(least(firstDue, firstRetry)).fetchSingle().value1());
+                .where(M.STATE.eq(StateLiterals.SCHEDULED)).and(M.RETRY_AT.isNotNull()).asField();
+        return dsl.select(least(firstDue, firstRetry));
     }
 
     private static void insertRevision(DSLContext tx, ScheduledMessage message) {

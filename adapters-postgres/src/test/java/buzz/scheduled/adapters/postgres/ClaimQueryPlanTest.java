@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import org.jooq.conf.ParamType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -58,6 +62,40 @@ class ClaimQueryPlanTest {
                 .contains("Index Scan using scheduled_message_claimable_idx on scheduled_message candidate")
                 .doesNotContain("Seq Scan")
                 .doesNotContain("Semi Join");
+    }
+
+    @Test
+    void claimStatement_preparedOnTheServer_genericPlanStillUsesThePartialIndex() throws Exception {
+        PostgresScheduleStore store = new PostgresScheduleStore(db.dataSource());
+
+        String plan = GenericPlan.explain(db.dataSource(), store.claimStatement(100, Duration.ofMinutes(1)));
+
+        assertThat(plan)
+                .contains("Index Scan using scheduled_message_claimable_idx on scheduled_message candidate")
+                .doesNotContain("Seq Scan");
+    }
+
+    @Test
+    void admissionLimitReads_preparedOnTheServer_genericPlanCountsThroughThePendingIndexes() throws Exception {
+        Instant windowStart = Instant.now().truncatedTo(ChronoUnit.HOURS);
+
+        String plan = GenericPlan.explain(db.dataSource(), PostgresScheduleStore.limitFacts(
+                DSL.using(db.dataSource(), SQLDialect.POSTGRES), "0".repeat(61) + "abc", "channel-7", windowStart,
+                windowStart.plus(Duration.ofMinutes(5))));
+
+        assertThat(plan)
+                .contains("scheduled_message_owner_pending_idx")
+                .contains("scheduled_message_channel_pending_idx")
+                .doesNotContain("Seq Scan on scheduled_message");
+    }
+
+    @Test
+    void nextDueAt_preparedOnTheServer_genericPlanReadsOnlyThePartialIndexes() throws Exception {
+        PostgresScheduleStore store = new PostgresScheduleStore(db.dataSource());
+
+        String plan = GenericPlan.explain(db.dataSource(), store.nextDueAtQuery());
+
+        assertThat(plan).contains("scheduled_message_claimable_idx").doesNotContain("Seq Scan");
     }
 
     @Test
