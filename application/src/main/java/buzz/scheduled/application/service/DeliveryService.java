@@ -91,11 +91,14 @@ public final class DeliveryService implements DeliveryUseCase {
         };
     }
 
-    /** Go ahead: the budget is what is left of the lease less the safety margin, at most the publish timeout. */
+    /**
+     * Go ahead: the budget is what is left of the lease less the safety margin. It is not capped at the publish
+     * timeout here: the dispatcher applies the timeout from the moment it publishes, so time the pre-send step
+     * spent queued (a busy pool, a grouped write) does not shorten the relay's time to answer, which would turn
+     * an accepted event into a timeout and a re-send.
+     */
     private GateResult send(ClaimedWork work, Instant now, Instant leaseUntil) {
-        Duration left = Duration.between(now, leaseUntil).minus(settings.safetyMargin());
-        Duration budget = left.compareTo(settings.publishTimeout()) < 0 ? left : settings.publishTimeout();
-        return new GateResult.Send(work.event(), budget);
+        return new GateResult.Send(work.event(), Duration.between(now, leaseUntil).minus(settings.safetyMargin()));
     }
 
     @Override

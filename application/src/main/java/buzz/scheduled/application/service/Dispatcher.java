@@ -42,10 +42,11 @@ import java.util.function.LongSupplier;
  * the next due time (computed on the store's clock), woken early by the {@link DueWorkSignal}, and never
  * longer than the backstop poll.
  *
- * <p>The send deadline is measured on a monotonic clock from just before the pre-send step was asked, and is
- * checked right before publishing; a send whose lease renewal reported the claim lost, or whose deadline
- * passed while it stalled, publishes nothing. The residual risk (a stall after that check) is described in
- * DELIVERY.md.
+ * <p>The send deadline (what was left of the lease less the safety margin) is measured on a monotonic clock from
+ * just before the pre-send step was asked, and is checked right before publishing; a send whose lease renewal
+ * reported the claim lost, or whose deadline passed while it stalled, publishes nothing. The relay then gets the
+ * publish timeout from that moment, or less if the deadline is nearer, so a slow pre-send step does not shorten
+ * the relay's time to answer. The residual risk (a stall after that check) is described in docs/delivery.md.
  */
 public final class Dispatcher implements DeliveryCountsUseCase {
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
@@ -55,6 +56,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     private final DueWorkSignal signal;
     private final DispatcherSettings settings;
     private final LongSupplier monotonicNanos;
+    private final long publishTimeoutNanos;
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when a send finishes (a slot frees up) and when a stop is requested. */
@@ -96,6 +98,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         this.signal = signal;
         this.settings = settings;
         this.monotonicNanos = monotonicNanos;
+        this.publishTimeoutNanos = settings.delivery().publishTimeout().toNanos();
     }
 
     /**
@@ -410,7 +413,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         }
         PublishResult result;
         try {
-            result = relay.publish(send.event(), Duration.ofNanos(left));
+            // The relay gets the whole publish timeout from now, unless the lease deadline comes first.
+            result = relay.publish(send.event(), Duration.ofNanos(Math.min(left, publishTimeoutNanos)));
         } catch (RuntimeException e) {
             result = new PublishResult.Transient("publisher failed: " + e);
         }

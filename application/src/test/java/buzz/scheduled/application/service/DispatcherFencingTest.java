@@ -155,7 +155,8 @@ class DispatcherFencingTest {
         assertThat(fx.state(message)).isEqualTo("sending");
 
         dispatcher.renewLeases();
-        skew.addAndGet(deliverySettings.publishTimeout().plusMillis(1).toNanos());
+        // Stalled past the lease less the margin (the send deadline), with no renewal to extend it.
+        skew.addAndGet(deliverySettings.lease().minus(deliverySettings.safetyMargin()).plusMillis(1).toNanos());
         first.failRenewals(null);
         release.countDown();
         Await.until("the send to give up", () -> dispatcher.counts().notSent() == 1);
@@ -163,6 +164,55 @@ class DispatcherFencingTest {
         assertThat(dispatcher.counts().renewalFailures()).isEqualTo(1);
         assertThat(fx.relay.receipts()).isEmpty();
         Await.until("the retry to be recorded", () -> fx.state(message).equals("scheduled"));
+    }
+
+    @Test
+    void stalledAfterTheGate_relayStillGetsTheWholePublishTimeout_unlessTheLeaseDeadlineIsNearer() throws Exception {
+        ScheduledMessage early = fx.schedule(T0, "stalled 5 s after the gate");
+        StalledAfterTheGate stall = new StalledAfterTheGate();
+        Dispatcher dispatcher = stall.start();
+
+        // A slow pre-send step (a starved pool, a queued grouped write) must not eat the relay's time to answer:
+        // that would turn an event the relay accepts into a timeout, a retry and a second send.
+        stall.skew.addAndGet(Duration.ofSeconds(5).toNanos());
+        stall.release.countDown();
+        Await.until("the publish", () -> fx.relay.receipts().size() == 1);
+
+        Duration untilLeaseDeadline = deliverySettings.lease().minus(deliverySettings.safetyMargin())
+                .minusSeconds(5);
+        assertThat(untilLeaseDeadline).isGreaterThan(deliverySettings.publishTimeout());
+        assertThat(fx.relay.receipts().get(0).timeout()).isEqualTo(deliverySettings.publishTimeout());
+        assertThat(fx.relay.sends(early.eventId())).isEqualTo(1);
+        assertThat(dispatcher.counts().notSent()).isZero();
+    }
+
+    @Test
+    void stalledAfterTheGateNearlyToTheLeaseDeadline_relayGetsOnlyWhatIsLeftOfIt() throws Exception {
+        fx.schedule(T0, "stalled until 5 s before the send deadline");
+        StalledAfterTheGate stall = new StalledAfterTheGate();
+        stall.start();
+
+        Duration sendDeadline = deliverySettings.lease().minus(deliverySettings.safetyMargin());
+        stall.skew.addAndGet(sendDeadline.minusSeconds(5).toNanos());
+        stall.release.countDown();
+        Await.until("the publish", () -> fx.relay.receipts().size() == 1);
+
+        assertThat(fx.relay.receipts().get(0).timeout()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(5))
+                .isLessThan(deliverySettings.publishTimeout());
+    }
+
+    /** The first dispatcher on a skewable monotonic clock, its first send held right after the gate. */
+    private final class StalledAfterTheGate {
+        final AtomicLong skew = new AtomicLong();
+        final CountDownLatch release = new CountDownLatch(1);
+
+        Dispatcher start() throws InterruptedException {
+            CountDownLatch entered = new CountDownLatch(1);
+            first.holdAfterGate(entered, release);
+            Dispatcher dispatcher = fx.start(first, firstSignal, settings, () -> System.nanoTime() + skew.get());
+            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+            return dispatcher;
+        }
     }
 
     @Test

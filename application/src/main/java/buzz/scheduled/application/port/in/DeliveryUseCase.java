@@ -105,8 +105,10 @@ public interface DeliveryUseCase {
     /** The fenced pre-send step's answer. */
     sealed interface GateResult {
         /**
-         * Publish {@code event} now, giving up after {@code budget} (shorter than what is left of the lease,
-         * measured from this answer on the caller's monotonic clock).
+         * Publish {@code event} now. {@code budget} is what was left of the lease less the safety margin when the
+         * store answered; the caller measures it on its monotonic clock from just before it asked (so its
+         * deadline can only end before the lease does), publishes nothing once it has passed, and otherwise
+         * waits for the relay's answer for the publish timeout or until that deadline, whichever is sooner.
          */
         record Send(NostrEvent event, Duration budget) implements GateResult {
         }
