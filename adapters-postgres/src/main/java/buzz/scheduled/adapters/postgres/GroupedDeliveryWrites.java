@@ -83,7 +83,7 @@ final class GroupedDeliveryWrites {
      */
     record StartSending(Claim claim, Revision revision, long minLeaseLeftMicros, long maxLatenessMicros) {
         StartSending(Claim claim, Revision revision, Duration minLeaseLeft, Duration maxLateness) {
-            this(claim, revision, PostgresScheduleStore.micros(minLeaseLeft), PostgresScheduleStore.micros(maxLateness));
+            this(claim, revision, DatabaseClock.micros(minLeaseLeft), DatabaseClock.micros(maxLateness));
         }
     }
 

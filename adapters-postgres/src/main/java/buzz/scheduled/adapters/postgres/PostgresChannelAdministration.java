@@ -38,7 +38,7 @@ import org.jooq.impl.SQLDataType;
  */
 public final class PostgresChannelAdministration implements ChannelAdministration {
 
-    private static final Field<Instant> NOW = DSL.field("now()", SQLDataType.INSTANT);
+    private static final Field<Instant> NOW = DatabaseClock.NOW;
     /** Rows one full-purge statement deletes. */
     private static final int PURGE_BATCH = 1_000;
 
@@ -186,8 +186,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
      * pruner and an operator purge) from waiting on each other.
      */
     org.jooq.DeleteConditionStep<?> pruneStatement(Duration olderThan, int batch) {
-        Field<Instant> cutoff = DSL.field("(now() - {0} * interval '1 microsecond')", SQLDataType.INSTANT,
-                val(micros(olderThan)));
+        Field<Instant> cutoff = DatabaseClock.nowMinus(olderThan);
         return dsl.deleteFrom(SCHEDULED_MESSAGE)
                 .where(SCHEDULED_MESSAGE.ID.eq(any(array(select(SCHEDULED_MESSAGE.ID)
                         .from(SCHEDULED_MESSAGE)
@@ -222,7 +221,4 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
                 .where(SCHEDULED_MESSAGE.STATE.in(StateLiterals.PENDING));
     }
 
-    private static long micros(Duration duration) {
-        return Math.addExact(Math.multiplyExact(duration.getSeconds(), 1_000_000L), duration.getNano() / 1_000);
-    }
 }

@@ -57,7 +57,6 @@ import org.jooq.Select;
 import org.jooq.UpdateResultStep;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
 
 /**
  * The storage port on PostgreSQL with jOOQ. Every write is one short transaction and a compare-and-set whose
@@ -71,8 +70,7 @@ import org.jooq.impl.SQLDataType;
 public final class PostgresScheduleStore implements ScheduleStore {
 
     private static final ScheduledMessageTable M = SCHEDULED_MESSAGE;
-    /** The database clock, as the statement sees it. */
-    private static final Field<Instant> NOW = DSL.field("now()", SQLDataType.INSTANT);
+    private static final Field<Instant> NOW = DatabaseClock.NOW;
     // Advisory-lock namespaces (first key of pg_advisory_xact_lock(int, int)) serialising creates.
     private static final int OWNER_LOCK = 0x6275_0001;
     static final int CHANNEL_LOCK = 0x6275_0002;
@@ -314,7 +312,7 @@ public final class PostgresScheduleStore implements ScheduleStore {
         return dsl.update(M)
                 .set(M.STATE, "claimed")
                 .set(M.FENCING_TOKEN, FENCING_TOKEN_SEQ.nextval())
-                .set(M.LEASE_UNTIL, nowPlus(lease))
+                .set(M.LEASE_UNTIL, DatabaseClock.nowPlus(lease))
                 .setNull(M.RETRY_AT)
                 .set(M.ATTEMPTS, M.ATTEMPTS.plus(1))
                 .set(M.UPDATED_AT, NOW)
@@ -372,7 +370,7 @@ public final class PostgresScheduleStore implements ScheduleStore {
         // Rows are locked in id order first, as the grouped delivery writes lock theirs, so a renewal and a
         // grouped write never wait on each other in a cycle.
         dsl.update(M)
-                .set(M.LEASE_UNTIL, nowPlus(lease))
+                .set(M.LEASE_UNTIL, DatabaseClock.nowPlus(lease))
                 .set(M.UPDATED_AT, NOW)
                 .where(M.STATE.in(StateLiterals.IN_FLIGHT))
                 .and(row(M.ID, M.FENCING_TOKEN).in(held))
@@ -406,11 +404,11 @@ public final class PostgresScheduleStore implements ScheduleStore {
                 .where(M.ID.eq(any(array(select(expired.ID)
                         .from(expired)
                         .where(expired.STATE.in(StateLiterals.IN_FLIGHT))
-                        .and(expired.LEASE_UNTIL.lt(nowMinus(grace)))
+                        .and(expired.LEASE_UNTIL.lt(DatabaseClock.nowMinus(grace)))
                         .forNoKeyUpdate()
                         .skipLocked()))))
                 .and(M.STATE.in(StateLiterals.IN_FLIGHT))
-                .and(M.LEASE_UNTIL.lt(nowMinus(grace)))
+                .and(M.LEASE_UNTIL.lt(DatabaseClock.nowMinus(grace)))
                 .execute();
     }
 
@@ -505,18 +503,6 @@ public final class PostgresScheduleStore implements ScheduleStore {
                 r.getAttempts(),
                 r.getCreatedAt(),
                 r.getUpdatedAt());
-    }
-
-    private static Field<Instant> nowPlus(Duration duration) {
-        return DSL.field("(now() + {0} * interval '1 microsecond')", SQLDataType.INSTANT, val(micros(duration)));
-    }
-
-    private static Field<Instant> nowMinus(Duration duration) {
-        return DSL.field("(now() - {0} * interval '1 microsecond')", SQLDataType.INSTANT, val(micros(duration)));
-    }
-
-    static long micros(Duration duration) {
-        return Math.addExact(Math.multiplyExact(duration.getSeconds(), 1_000_000L), duration.getNano() / 1_000);
     }
 
     private static void requirePositive(String name, Duration duration) {
