@@ -1,6 +1,5 @@
 package buzz.scheduled.benchmarks.admission;
 
-import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.benchmarks.admission.SignedCreates.Create;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -44,25 +43,8 @@ public final class AdmissionOverHttp {
      * @param args {@code --name=value} options
      */
     public static void main(String[] args) {
-        AdmissionOptions options;
-        try {
-            options = AdmissionOptions.parse(List.of(args), System.getenv());
-            ScratchDatabase.requireLoopback(DatabaseUrl.parse(options.databaseUrl()));
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.err.print(AdmissionOptions.USAGE);
-            System.exit(2);
-            return;
-        }
-        int status;
-        try {
-            status = run(options);
-        } catch (RuntimeException e) {
-            System.err.println("admission benchmark failed: " + e);
-            e.printStackTrace(System.err);
-            status = 1;
-        }
-        System.exit(status);
+        BenchmarkMain.exitWith("admission benchmark", args, AdmissionOptions::parse, AdmissionOptions::databaseUrl, AdmissionOptions.USAGE,
+                AdmissionOverHttp::run);
     }
 
     private static int run(AdmissionOptions options) {

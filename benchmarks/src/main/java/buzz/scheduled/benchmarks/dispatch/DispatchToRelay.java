@@ -2,6 +2,7 @@ package buzz.scheduled.benchmarks.dispatch;
 
 import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.benchmarks.admission.BenchmarkMain;
 import buzz.scheduled.benchmarks.admission.LatencySummary;
 import buzz.scheduled.benchmarks.admission.ScratchDatabase;
 import buzz.scheduled.benchmarks.dispatch.DueEvents.DueEvent;
@@ -63,25 +64,8 @@ public final class DispatchToRelay {
      * @param args {@code --name=value} options
      */
     public static void main(String[] args) {
-        DispatchOptions options;
-        try {
-            options = DispatchOptions.parse(List.of(args), System.getenv());
-            ScratchDatabase.requireLoopback(DatabaseUrl.parse(options.databaseUrl()));
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.err.print(DispatchOptions.USAGE);
-            System.exit(2);
-            return;
-        }
-        int status;
-        try {
-            status = run(options);
-        } catch (RuntimeException e) {
-            System.err.println("dispatch benchmark failed: " + e);
-            e.printStackTrace(System.err);
-            status = 1;
-        }
-        System.exit(status);
+        BenchmarkMain.exitWith("dispatch benchmark", args, DispatchOptions::parse, DispatchOptions::databaseUrl, DispatchOptions.USAGE,
+                DispatchToRelay::run);
     }
 
     /** Makes one side on a scratch database, talking to the relay at the URL. */
