@@ -1,7 +1,6 @@
 package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
-import buzz.scheduled.application.port.in.DeliveryUseCase;
 import buzz.scheduled.application.port.in.PruneRetentionUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
@@ -12,7 +11,6 @@ import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
-import buzz.scheduled.application.service.DeliveryService;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.application.service.ReservationsService;
@@ -40,12 +38,6 @@ public final class ApplicationModule extends AbstractModule {
     @Singleton
     AuthenticateRequestUseCase authentication(EventSignatures signatures, WallClock clock) {
         return new AuthenticateRequestService(signatures, clock);
-    }
-
-    @Provides
-    @Singleton
-    DeliveryUseCase delivery(ScheduleStore store, AccessPolicy access, DeliverySettings settings) {
-        return new DeliveryService(store, access, settings);
     }
 
     /** Channel deletion, member removal and purges (SPEC §3.9): the operator routes and the NIP-29 feed call it. */

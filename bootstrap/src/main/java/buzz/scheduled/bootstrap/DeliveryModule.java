@@ -7,8 +7,11 @@ import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
-import buzz.scheduled.application.port.in.DeliveryUseCase;
+import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.DeliveryObserver;
+import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkSignal;
+import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DeliverySettings;
@@ -42,7 +45,8 @@ public final class DeliveryModule extends AbstractModule {
     @Provides
     @Singleton
     RelayClient relayClient(SidecarConfig config, AuthEventSigner authSigner, WallClock clock) {
-        return new RelayClient(RelaySettings.of(config.relay().url()), authSigner, clock);
+        return new RelayClient(RelaySettings.of(config.relay().url()).withAuthUrl(config.relay().authUrl()),
+                authSigner, clock);
     }
 
     @Provides
@@ -60,16 +64,28 @@ public final class DeliveryModule extends AbstractModule {
 
     @Provides
     @Singleton
-    DispatcherSettings dispatcherSettings(SidecarConfig config, DeliverySettings delivery) {
-        return new DispatcherSettings(delivery, config.delivery().maxInFlight(), config.delivery().claimBatchSize(),
-                config.delivery().pollInterval(), REAP_EVERY, ERROR_PAUSE);
+    DeliveryObserver deliveryObserver() {
+        return DeliveryObserver.NONE;
     }
 
     @Provides
     @Singleton
-    Dispatcher dispatcher(DeliveryUseCase delivery, RelayPublisher relay, PostgresDueWorkSignal signal,
-                          DispatcherSettings settings) {
+    RelayLimits relayLimits() {
+        return RelayLimits.UNKNOWN;
+    }
+
+    @Provides
+    @Singleton
+    DispatcherSettings dispatcherSettings(SidecarConfig config, DeliverySettings delivery) {
+        return new DispatcherSettings(delivery, config.delivery().maxInFlight(), config.delivery().claimBatchSize(),
+                DispatcherSettings.DEFAULT_MAX_QUEUED_BYTES, config.delivery().pollInterval(), REAP_EVERY, ERROR_PAUSE);
+    }
+
+    @Provides
+    @Singleton
+    Dispatcher dispatcher(DeliveryStore store, RelayPublisher relay, AccessPolicy access, RelayLimits limits,
+                          PostgresDueWorkSignal signal, DeliveryObserver observer, DispatcherSettings settings) {
         DueWorkSignal wakeUps = signal;
-        return new Dispatcher(delivery, relay, wakeUps, settings);
+        return new Dispatcher(store, relay, access, limits, wakeUps, observer, settings);
     }
 }

@@ -1,8 +1,10 @@
 package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
+import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.application.port.out.ChannelAdministration;
+import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
@@ -10,8 +12,9 @@ import com.google.inject.Singleton;
 import javax.sql.DataSource;
 
 /**
- * Binds the storage ports to the PostgreSQL adapter (jOOQ over the shared pool): the schedule store and the
- * channel administration (deletion, purges, retention pruning, reservations).
+ * Binds the storage ports to the PostgreSQL adapter over the shared pool: the schedule store (jOOQ), the
+ * dispatcher's delivery store (plain JDBC) and the channel administration (deletion, purges, retention pruning,
+ * reservations).
  */
 public final class PersistenceModule extends AbstractModule {
 
@@ -19,6 +22,12 @@ public final class PersistenceModule extends AbstractModule {
     @Singleton
     ScheduleStore scheduleStore(DataSource dataSource) {
         return new PostgresScheduleStore(dataSource);
+    }
+
+    @Provides
+    @Singleton
+    DeliveryStore deliveryStore(DataSource dataSource) {
+        return new PostgresDeliveryStore(dataSource);
     }
 
     @Provides

@@ -69,11 +69,12 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
             int purgedTerminal = tx.update(SCHEDULED_MESSAGE)
                     .setNull(SCHEDULED_MESSAGE.EVENT_JSON)
                     .where(inChannel)
-                    .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.TERMINAL))
+                    .and(StateLiterals.terminal(SCHEDULED_MESSAGE))
                     .and(SCHEDULED_MESSAGE.EVENT_JSON.isNotNull())
                     .execute();
             purgeHistory(tx, inChannel.and(SCHEDULED_MESSAGE.STATE.ne(StateLiterals.SENDING)));
-            int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, inChannel.and(SCHEDULED_MESSAGE.STATE.eq(StateLiterals.SENDING)));
+            int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, inChannel.and(StateLiterals.pending(SCHEDULED_MESSAGE))
+                    .and(SCHEDULED_MESSAGE.STATE.eq(StateLiterals.SENDING)));
             return new ChannelDeleted(failed, failed + purgedTerminal, inFlight, newlyDeleted);
         });
     }
@@ -85,7 +86,8 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
             Condition theirs = SCHEDULED_MESSAGE.CHANNEL.eq(channel.value())
                     .and(SCHEDULED_MESSAGE.OWNER.eq(member.hex()));
             int failed = revoke(tx, theirs, FailureReason.MEMBER_REMOVED);
-            int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, theirs.and(SCHEDULED_MESSAGE.STATE.eq(StateLiterals.SENDING)));
+            int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, theirs.and(StateLiterals.pending(SCHEDULED_MESSAGE))
+                    .and(SCHEDULED_MESSAGE.STATE.eq(StateLiterals.SENDING)));
             return new MemberRemoved(failed, inFlight);
         });
     }
@@ -105,8 +107,10 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
                 .set(SCHEDULED_MESSAGE.FINISHED_AT, NOW)
                 .set(SCHEDULED_MESSAGE.UPDATED_AT, NOW)
                 .where(which)
+                .and(StateLiterals.pending(SCHEDULED_MESSAGE))
                 .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.REVOCABLE))
-                .and(SCHEDULED_MESSAGE.ID.eq(any(lockedInIdOrder(which.and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.REVOCABLE))))))
+                .and(SCHEDULED_MESSAGE.ID.eq(any(lockedInIdOrder(which.and(StateLiterals.pending(SCHEDULED_MESSAGE))
+                        .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.REVOCABLE))))))
                 .returning(SCHEDULED_MESSAGE.ID)
                 .fetch(SCHEDULED_MESSAGE.ID);
         if (!revoked.isEmpty()) {
@@ -190,7 +194,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
         return dsl.deleteFrom(SCHEDULED_MESSAGE)
                 .where(SCHEDULED_MESSAGE.ID.eq(any(array(select(SCHEDULED_MESSAGE.ID)
                         .from(SCHEDULED_MESSAGE)
-                        .where(SCHEDULED_MESSAGE.STATE.in(StateLiterals.TERMINAL))
+                        .where(StateLiterals.terminal(SCHEDULED_MESSAGE))
                         .and(SCHEDULED_MESSAGE.FINISHED_AT.lt(cutoff))
                         .orderBy(SCHEDULED_MESSAGE.FINISHED_AT)
                         .limit(batch)
@@ -218,7 +222,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
                         min(SCHEDULED_MESSAGE.DUE_AT).filterWhere(SCHEDULED_MESSAGE.DUE_AT.gt(NOW)),
                         NOW)
                 .from(SCHEDULED_MESSAGE)
-                .where(SCHEDULED_MESSAGE.STATE.in(StateLiterals.PENDING));
+                .where(StateLiterals.pending(SCHEDULED_MESSAGE));
     }
 
 }

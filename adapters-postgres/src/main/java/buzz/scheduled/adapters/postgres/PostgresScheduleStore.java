@@ -61,11 +61,8 @@ import org.jooq.impl.DSL;
 /**
  * The storage port on PostgreSQL with jOOQ. Every write is one short transaction and a compare-and-set whose
  * row count is checked; every "is it due / has the lease expired" decision is {@code now()} inside the
- * statement that acts on it (SPEC §2, DELIVERY.md). No connection is held between calls.
- *
- * <p>Claims are one statement: {@code UPDATE … WHERE id = ANY(ARRAY(SELECT … LIMIT n FOR UPDATE SKIP LOCKED))
- * RETURNING …}, reading the partial index {@code scheduled_message_claimable_idx}; each claimed row draws its
- * own fencing token from {@code fencing_token_seq}.
+ * statement that acts on it. No connection is held between calls. The dispatcher's statements are in
+ * {@link PostgresDeliveryStore}.
  */
 public final class PostgresScheduleStore implements ScheduleStore {
 
@@ -78,12 +75,10 @@ public final class PostgresScheduleStore implements ScheduleStore {
             .thenComparing(m -> m.id().value().toString());
 
     private final DSLContext dsl;
-    private final GroupedDeliveryWrites deliveryWrites;
 
     /** A store over {@code dataSource} (a pool; each call borrows a connection and returns it). */
     public PostgresScheduleStore(DataSource dataSource) {
         this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
-        this.deliveryWrites = new GroupedDeliveryWrites(dsl);
     }
 
     @Override
@@ -155,8 +150,8 @@ public final class PostgresScheduleStore implements ScheduleStore {
                                                                  Instant windowStart, Instant windowEnd) {
         return dsl.select(
                 DSL.field(DSL.exists(selectOne().from(CHANNEL_TOMBSTONE).where(CHANNEL_TOMBSTONE.CHANNEL.eq(channel)))),
-                DSL.field(select(DSL.count()).from(M).where(M.OWNER.eq(owner)).and(M.STATE.in(StateLiterals.PENDING))),
-                DSL.field(select(DSL.count()).from(M).where(M.CHANNEL.eq(channel)).and(M.STATE.in(StateLiterals.PENDING))
+                DSL.field(select(DSL.count()).from(M).where(M.OWNER.eq(owner)).and(StateLiterals.pending(M))),
+                DSL.field(select(DSL.count()).from(M).where(M.CHANNEL.eq(channel)).and(StateLiterals.pending(M))
                         .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd))));
     }
 
@@ -242,7 +237,7 @@ public final class PostgresScheduleStore implements ScheduleStore {
             }
             Instant windowStart = limits.windowStart(next.dueAt());
             Instant windowEnd = windowStart.plus(limits.channelWindow());
-            int inWindow = tx.fetchCount(M, M.CHANNEL.eq(channel).and(M.STATE.in(StateLiterals.PENDING))
+            int inWindow = tx.fetchCount(M, M.CHANNEL.eq(channel).and(StateLiterals.pending(M))
                     .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd)).and(M.ID.ne(next.id().value())));
             if (inWindow >= limits.maxPerChannelWindow()) {
                 return new ReviseResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
@@ -289,142 +284,6 @@ public final class PostgresScheduleStore implements ScheduleStore {
     @Override
     public boolean channelDeleted(Channel channel) {
         return dsl.fetchExists(CHANNEL_TOMBSTONE, CHANNEL_TOMBSTONE.CHANNEL.eq(channel.value()));
-    }
-
-    @Override
-    public List<ScheduledMessage> claimDue(int limit, Duration lease) {
-        return claimStatement(limit, lease).fetch().stream()
-                .map(PostgresScheduleStore::toMessage)
-                .sorted(BY_DUE)
-                .toList();
-    }
-
-    /**
-     * The claim as one statement (package-private so a test can EXPLAIN it): lock up to {@code limit} claimable
-     * rows oldest-due-first, skipping rows other claimers hold, and claim each with its own token.
-     */
-    UpdateResultStep<ScheduledMessageRecord> claimStatement(int limit, Duration lease) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("claim limit must be at least 1, got " + limit);
-        }
-        requirePositive("lease", lease);
-        ScheduledMessageTable candidate = SCHEDULED_MESSAGE.as("candidate");
-        return dsl.update(M)
-                .set(M.STATE, "claimed")
-                .set(M.FENCING_TOKEN, FENCING_TOKEN_SEQ.nextval())
-                .set(M.LEASE_UNTIL, DatabaseClock.nowPlus(lease))
-                .setNull(M.RETRY_AT)
-                .set(M.ATTEMPTS, M.ATTEMPTS.plus(1))
-                .set(M.UPDATED_AT, NOW)
-                // "= ANY(ARRAY(subquery))", not "IN (subquery)": PostgreSQL may plan IN as a semi-join that
-                // re-runs the locking subquery for every outer row, each run locking a further LIMIT rows (seen
-                // here: LIMIT 3 claimed 5). ARRAY(...) is an InitPlan, run exactly once.
-                .where(M.ID.eq(any(array(select(candidate.ID)
-                        .from(candidate)
-                        .where(candidate.STATE.eq(StateLiterals.SCHEDULED))
-                        .and(candidate.DUE_AT.le(NOW))
-                        .and(candidate.RETRY_AT.isNull().or(candidate.RETRY_AT.le(NOW)))
-                        .orderBy(candidate.DUE_AT, candidate.ID)
-                        .limit(limit)
-                        .forUpdate()
-                        .skipLocked()))))
-                .and(M.STATE.eq(StateLiterals.SCHEDULED))
-                .returning();
-    }
-
-    @Override
-    public Optional<SendingStarted> startSending(Claim claim, Revision revision, Duration minLeaseLeft,
-                                                 Duration maxLateness) {
-        requirePositive("maxLateness", maxLateness);
-        if (claim == null || revision == null) {
-            throw new IllegalArgumentException("the pre-send step needs a claim and a revision");
-        }
-        if (minLeaseLeft == null || minLeaseLeft.isNegative()) {
-            throw new IllegalArgumentException("minLeaseLeft must be zero or more, got " + minLeaseLeft);
-        }
-        // The conditions of ScheduledMessage.startSending, evaluated on now() inside the statement, grouped
-        // with concurrent senders' pre-send steps.
-        return deliveryWrites.startSending(
-                new GroupedDeliveryWrites.StartSending(claim, revision, minLeaseLeft, maxLateness));
-    }
-
-    @Override
-    public boolean markPublished(Claim claim, Revision revision) {
-        if (claim == null || revision == null) {
-            throw new IllegalArgumentException("publishing needs a claim and a revision");
-        }
-        return deliveryWrites.markPublished(new GroupedDeliveryWrites.Publish(claim, revision));
-    }
-
-    @Override
-    public Set<ScheduleId> renewLeases(Collection<Claim> claims, Duration lease) {
-        requirePositive("lease", lease);
-        if (claims.isEmpty()) {
-            return Set.of();
-        }
-        List<Row2<UUID, Long>> held = claims.stream()
-                .map(claim -> row(claim.id().value(), claim.token().value()))
-                .toList();
-        Set<ScheduleId> renewed = new HashSet<>();
-        ScheduledMessageTable locked = SCHEDULED_MESSAGE.as("locked");
-        // Rows are locked in id order first, as the grouped delivery writes lock theirs, so a renewal and a
-        // grouped write never wait on each other in a cycle.
-        dsl.update(M)
-                .set(M.LEASE_UNTIL, DatabaseClock.nowPlus(lease))
-                .set(M.UPDATED_AT, NOW)
-                .where(M.STATE.in(StateLiterals.IN_FLIGHT))
-                .and(row(M.ID, M.FENCING_TOKEN).in(held))
-                .and(M.ID.eq(any(array(select(locked.ID)
-                        .from(locked)
-                        .where(locked.ID.in(claims.stream().map(claim -> claim.id().value()).toList()))
-                        .and(locked.STATE.in(StateLiterals.IN_FLIGHT))
-                        .orderBy(locked.ID)
-                        .forNoKeyUpdate()))))
-                .returning(M.ID)
-                .fetch()
-                .forEach(r -> renewed.add(new ScheduleId(r.getId())));
-        return renewed;
-    }
-
-    @Override
-    public int reapExpiredLeases(Duration grace) {
-        if (grace == null) {
-            throw new IllegalArgumentException("grace is missing");
-        }
-        // Rows another writer holds are skipped, not waited for: that writer is the claim's owner finishing it
-        // (or another reaper), and if the row is still expired afterwards the next round takes it. So exactly
-        // one of a reaper and a finishing write wins (SCENARIOS F8), and the reaper never waits in a lock cycle.
-        ScheduledMessageTable expired = SCHEDULED_MESSAGE.as("expired");
-        return dsl.update(M)
-                .set(M.STATE, "scheduled")
-                .setNull(M.FENCING_TOKEN)
-                .setNull(M.LEASE_UNTIL)
-                .setNull(M.RETRY_AT)
-                .set(M.UPDATED_AT, NOW)
-                .where(M.ID.eq(any(array(select(expired.ID)
-                        .from(expired)
-                        .where(expired.STATE.in(StateLiterals.IN_FLIGHT))
-                        .and(expired.LEASE_UNTIL.lt(DatabaseClock.nowMinus(grace)))
-                        .forNoKeyUpdate()
-                        .skipLocked()))))
-                .and(M.STATE.in(StateLiterals.IN_FLIGHT))
-                .and(M.LEASE_UNTIL.lt(DatabaseClock.nowMinus(grace)))
-                .execute();
-    }
-
-    @Override
-    public Optional<Instant> nextDueAt() {
-        return Optional.ofNullable(nextDueAtQuery().fetchSingle().value1());
-    }
-
-    /** The earliest claimable time as one statement (package-private so a test can EXPLAIN it). */
-    Select<Record1<Instant>> nextDueAtQuery() {
-        // Two index-friendly minima: rows without a retry time by due time, and the (few) retrying rows.
-        Field<Instant> firstDue = select(min(M.DUE_AT)).from(M)
-                .where(M.STATE.eq(StateLiterals.SCHEDULED)).and(M.RETRY_AT.isNull()).asField();
-        Field<Instant> firstRetry = select(min(greatest(M.DUE_AT, M.RETRY_AT))).from(M)
-                .where(M.STATE.eq(StateLiterals.SCHEDULED)).and(M.RETRY_AT.isNotNull()).asField();
-        return dsl.select(least(firstDue, firstRetry));
     }
 
     private static void insertRevision(DSLContext tx, ScheduledMessage message) {

@@ -3,32 +3,41 @@ package buzz.scheduled.adapters.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.application.port.out.DeliveryStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
-import org.jooq.conf.ParamType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The claim statement reads only claimable rows through the partial index, even when terminal rows dominate
- * the table (SCENARIOS F10), and runs its locking subquery once.
+ * The hot statements' plans on a table the way a busy relay's looks: 100 000 terminal rows, 10 000 scheduled (about
+ * half of them due) and 1 000 in flight. Each is checked as pgjdbc runs it once prepared on the server, with bind
+ * parameters under {@code plan_cache_mode = force_generic_plan}: no statement may scan the table, the claim reads the
+ * claimable partial index and updates by TID, and the array-driven writes look their rows up by primary key.
  */
 class ClaimQueryPlanTest {
+    /** The ids and tokens of the 1 000 rows in flight, as array literals. */
+    private static String manyIds;
+    private static String manyTokens;
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @BeforeAll
     static void fillTheTable() {
-        // 100 000 terminal rows, 10 000 scheduled (about half of them due), 1 000 in flight.
         insertRows(100_000, "published", false, "NULL", "NULL", "now()");
         insertRows(10_000, "scheduled", true, "NULL", "NULL", "NULL");
-        insertRows(1_000, "claimed", true, "nextval('fencing_token_seq')", "now() + interval '1 minute'", "NULL");
+        insertRows(1_000, "sending", true, "nextval('fencing_token_seq')", "now() + interval '1 minute'", "NULL");
         db.execute("ANALYZE scheduled_message");
+        manyIds = "'" + db.queryColumn("SELECT array_agg(id ORDER BY id)::text FROM scheduled_message"
+                + " WHERE state = 'sending'").get(0) + "'::uuid[]";
+        manyTokens = "'" + db.queryColumn("SELECT array_agg(fencing_token ORDER BY id)::text FROM scheduled_message"
+                + " WHERE state = 'sending'").get(0) + "'::bigint[]";
     }
 
     private static void insertRows(int n, String state, boolean withEvent, String token, String lease,
@@ -38,41 +47,64 @@ class ClaimQueryPlanTest {
                         + " 'kind', 9, 'tags', json_build_array(json_build_array('h', r.channel)), 'content', 'filler',"
                         + " 'sig', repeat('5', 128))::text"
                 : "NULL";
+        // Rows in flight are due; the others spread over an hour either side of now.
+        String due = state.equals("sending") ? "date_trunc('second', now()) - (g % 600) * interval '1 second'"
+                : "date_trunc('second', now()) + (g % 7200 - 3600) * interval '1 second'";
         db.execute("INSERT INTO scheduled_message (id, owner, channel, revision, state, event_id, event_json, due_at,"
                 + " fencing_token, lease_until, attempts, finished_at)"
                 + " SELECT gen_random_uuid(), r.owner, r.channel, 1, '" + state + "', r.event_id, " + event + ", r.due_at, "
                 + token + ", " + lease + ", 1, " + finishedAt
                 + " FROM (SELECT lpad(to_hex(g % 1000), 64, '0') AS owner, 'channel-' || (g % 50) AS channel,"
-                + " lpad(to_hex(g), 64, '0') AS event_id,"
-                + " date_trunc('second', now()) + (g % 7200 - 3600) * interval '1 second' AS due_at"
+                + " lpad(to_hex(g::bigint + " + (state.hashCode() & 0xffff) + "::bigint * 1000000), 64, '0') AS event_id,"
+                + " " + due + " AS due_at"
                 + " FROM generate_series(1, " + n + ") g) r");
     }
 
     @Test
-    void claimStatement_tableFullOfTerminalRows_locksCandidatesThroughThePartialIndexOnce() {
-        PostgresScheduleStore store = new PostgresScheduleStore(db.dataSource());
-        String claim = store.claimStatement(100, Duration.ofMinutes(1)).getSQL(ParamType.INLINED);
+    void claim_genericPlan_locksCandidatesThroughTheClaimableIndexOnceAndUpdatesByTid() throws Exception {
+        String plan = GenericPlan.explain(db.dataSource(), PostgresDeliveryStore.CLAIM, "60000000, 500");
 
-        String plan = explain(claim);
-
-        assertThat(claim).containsIgnoringCase("for update skip locked").containsIgnoringCase("nextval");
         assertThat(plan)
                 .contains("InitPlan")
                 .contains("LockRows")
-                .contains("Index Scan using scheduled_message_claimable_idx on scheduled_message candidate")
+                .contains("Index Scan using scheduled_message_claimable_idx")
+                .contains("Tid Scan on scheduled_message m")
                 .doesNotContain("Seq Scan")
                 .doesNotContain("Semi Join");
     }
 
     @Test
-    void claimStatement_preparedOnTheServer_genericPlanStillUsesThePartialIndex() throws Exception {
-        PostgresScheduleStore store = new PostgresScheduleStore(db.dataSource());
+    void finish_genericPlanWithAThousandOutcomes_looksEachRowUpByPrimaryKey() throws Exception {
+        String plan = GenericPlan.explain(db.dataSource(), PostgresDeliveryStore.FINISH, String.join(", ",
+                manyIds, manyTokens, repeated("1", "integer"), repeated("publish", "text"), repeated("0", "bigint"),
+                repeated("0", "bigint"), repeated("NULL", "text")));
 
-        String plan = GenericPlan.explain(db.dataSource(), store.claimStatement(100, Duration.ofMinutes(1)));
+        assertThat(plan).contains("Index Scan using scheduled_message_pk on scheduled_message m")
+                .doesNotContain("Seq Scan on scheduled_message");
+    }
 
-        assertThat(plan)
-                .contains("Index Scan using scheduled_message_claimable_idx on scheduled_message candidate")
-                .doesNotContain("Seq Scan");
+    @Test
+    void renew_genericPlanWithAThousandClaims_looksEachRowUpByPrimaryKey() throws Exception {
+        String plan = GenericPlan.explain(db.dataSource(), PostgresDeliveryStore.RENEW,
+                "60000000, " + manyIds + ", " + manyTokens);
+
+        assertThat(plan).contains("Index Scan using scheduled_message_pk on scheduled_message m")
+                .doesNotContain("Seq Scan on scheduled_message");
+    }
+
+    @Test
+    void reap_genericPlan_walksTheClaimableIndexNotTheTable() throws Exception {
+        String plan = GenericPlan.explain(db.dataSource(), PostgresDeliveryStore.REAP, "10000000, 10000000");
+
+        assertThat(plan).contains("scheduled_message_claimable_idx").doesNotContain("Seq Scan");
+    }
+
+    @Test
+    void nextDue_genericPlan_readsTheClaimableIndexInOrder() throws Exception {
+        String plan = GenericPlan.explain(db.dataSource(), PostgresDeliveryStore.NEXT_DUE, "");
+
+        assertThat(plan).contains("Index Scan using scheduled_message_claimable_idx").doesNotContain("Seq Scan")
+                .doesNotContain("Sort");
     }
 
     @Test
@@ -89,30 +121,21 @@ class ClaimQueryPlanTest {
                 .doesNotContain("Seq Scan on scheduled_message");
     }
 
-    @Test
-    void nextDueAt_preparedOnTheServer_genericPlanReadsOnlyThePartialIndexes() throws Exception {
-        PostgresScheduleStore store = new PostgresScheduleStore(db.dataSource());
-
-        String plan = GenericPlan.explain(db.dataSource(), store.nextDueAtQuery());
-
-        assertThat(plan).contains("scheduled_message_claimable_idx").doesNotContain("Seq Scan");
+    /** An array literal of 1 000 times {@code element}. */
+    private static String repeated(String element, String type) {
+        return "'{" + String.join(",", java.util.Collections.nCopies(1000, element)) + "}'::" + type + "[]";
     }
 
     @Test
-    void claimDue_onTheFilledTable_claimsExactlyTheLimitOfDueRows() {
-        PostgresScheduleStore store = new PostgresScheduleStore(db.dataSource());
-        long dueBefore = db.queryLong("SELECT count(*) FROM scheduled_message WHERE state = 'scheduled' AND due_at <= now()");
+    void claim_onTheFilledTable_claimsExactlyTheLimitOfDueRowsPastTheOnesInFlight() {
+        DeliveryStore store = new PostgresDeliveryStore(db.dataSource());
+        long dueBefore = db.queryLong("SELECT count(*) FROM scheduled_message WHERE state = 'scheduled'"
+                + " AND due_at <= now()");
 
-        int claimed = store.claimDue(100, Duration.ofMinutes(1)).size();
+        List<DeliveryStore.ClaimedMessage> claimed = store.claim(100, Duration.ofMinutes(1)).messages();
 
         assertThat(dueBefore).isGreaterThan(100);
-        assertThat(claimed).isEqualTo(100);
-        assertThat(db.queryLong("SELECT count(*) FROM scheduled_message WHERE state = 'claimed'")).isEqualTo(1_100);
+        assertThat(claimed).hasSize(100);
+        assertThat(db.queryLong("SELECT count(*) FROM scheduled_message WHERE state = 'sending'")).isEqualTo(1_100);
     }
-
-    private static String explain(String sql) {
-        return String.join("\n", db.queryColumn("EXPLAIN " + sql));
-    }
-
-
 }

@@ -30,10 +30,23 @@ final class GenericPlan {
 
     /** The generic plan of {@code query}, one line per plan row. */
     static String explain(DataSource dataSource, Query query) throws SQLException {
-        String sql = numbered(RENDER.render(query));
         String arguments = query.getBindValues().stream()
                 .map(value -> INLINE.renderInlined(DSL.inline(value)))
                 .collect(Collectors.joining(", "));
+        return explain(dataSource, RENDER.render(query), arguments);
+    }
+
+    /**
+     * The generic plan of a plain JDBC statement.
+     *
+     * @param sql       the statement with {@code ?} placeholders, as the store sends it
+     * @param arguments one SQL literal per placeholder, comma-separated (e.g. {@code 60000000, 100})
+     */
+    static String explain(DataSource dataSource, String sql, String arguments) throws SQLException {
+        return explainNumbered(dataSource, numbered(sql), arguments);
+    }
+
+    private static String explainNumbered(DataSource dataSource, String sql, String arguments) throws SQLException {
         List<String> plan = new ArrayList<>();
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             connection.setAutoCommit(false);

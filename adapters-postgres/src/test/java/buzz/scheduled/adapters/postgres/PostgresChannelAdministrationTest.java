@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.postgres;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.ChannelAdministrationContract;
+import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import java.time.Duration;
@@ -23,6 +24,11 @@ class PostgresChannelAdministrationTest extends ChannelAdministrationContract {
     @Override
     protected ChannelAdministration administration() {
         return new PostgresChannelAdministration(db.dataSource());
+    }
+
+    @Override
+    protected DeliveryStore deliveryStore() {
+        return new PostgresDeliveryStore(db.dataSource());
     }
 
     /** now() cannot be moved, so every stored time moves back instead; relative to now() that is the same. */

@@ -4,44 +4,90 @@ import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.domain.nostr.NostrEvent;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A NIP-01 relay client on the JDK's {@link java.net.http.WebSocket}: one persistent connection, many publishes
- * in flight at once (each {@code OK} is matched to its event id), NIP-42 AUTH with the sidecar's key when
- * the relay answers {@code auth-required:} (then the publish is retried once), and reconnection with
- * exponential backoff after the connection drops. Relay trouble never throws: it becomes a
- * {@link PublishResult.Transient}.
+ * A NIP-01 relay client on the JDK's {@link java.net.http.WebSocket}: one persistent connection on which many
+ * {@code EVENT} frames wait for their {@code OK}s at once (each {@code OK} is matched to its event id).
  *
- * <p>The connection is opened by {@link #connect()} or by the first publish, and kept until {@link #close()}.
- * A publish made while the relay is unreachable waits for the connection attempt in progress (within its
- * timeout) and reports {@code unreachable:} when that attempt fails.
+ * <p>What it guarantees the dispatcher (docs/delivery.md):
+ * <ul>
+ *   <li>A frame is never written to the socket after its {@link Publication#sendBy()} deadline or after its claim
+ *       was reported lost; such a publication is answered {@link PublishResult.NotSent}. A frame the JDK has not
+ *       finished writing when its deadline passes (a relay that stopped reading) ends the connection, so it cannot
+ *       leave later.</li>
+ *   <li>An unknown outcome (no {@code OK} within the timeout, or the connection lost after the frame was written) is
+ *       resolved by asking the relay for the id ({@code REQ} with {@code ids}, up to {@code EOSE}) before it is
+ *       reported: found is {@link PublishResult.Published} ({@code found}); after a lost connection, an event the
+ *       relay does not have is sent again on the next connection without counting against it.</li>
+ *   <li>A relay that closes the connection with 1009 (message too big) on a frame fails that frame
+ *       {@code too-large} at once, and frames at least that long are refused before sending from then on; the other
+ *       frames of that connection are resolved and resent as above.</li>
+ *   <li>NIP-42: a relay that sends its challenge on connect is answered before the first {@code EVENT} of that
+ *       connection (a fresh connection holds its events back for {@link RelaySettings#authChallengeWait()}, or the
+ *       connect timeout once the relay has ever sent a challenge); an {@code auth-required:} answer is followed by AUTH
+ *       with the sidecar's key and one resend; a refused AUTH is logged at WARN with the relay's words and counted.
+ *       The AUTH event's {@code relay} tag is {@link RelaySettings#authUrl()}.</li>
+ *   <li>Liveness: a WebSocket ping every {@link RelaySettings#pingInterval()}, a fresh connection when the pong does
+ *       not come or when {@link RelaySettings#timeoutsBeforeReconnect()} publishes in a row got no answer and nothing
+ *       else was heard; messages from the relay longer than {@link RelaySettings#maxInboundBytes()} end the
+ *       connection; reconnection with exponential backoff and jitter.</li>
+ * </ul>
+ * Relay trouble never throws: every publication gets exactly one answer.
  */
 public final class RelayClient implements RelayPublisher, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RelayClient.class);
+    /** How often deadlines, timeouts and the ping are checked. */
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** Most ids asked for in one resolving {@code REQ}. */
+    private static final int IDS_PER_REQ = 100;
+    private static final int MESSAGE_TOO_BIG = 1009;
 
     private final RelaySettings settings;
     private final AuthEventSigner authSigner;
     private final WallClock clock;
     private final HttpClient http;
     private final ScheduledExecutorService timer;
+    private final Counters counters = new Counters();
 
-    private final Object lock = new Object();
-    // guarded by lock: the current connection, or the attempt that will give the next one
-    private CompletableFuture<RelayLink> link;
+    private final ReentrantLock lock = new ReentrantLock();
+    // guarded by lock
+    private final ArrayDeque<Pending> queued = new ArrayDeque<>();
+    /** Frames of a lost connection to ask the next connection about. */
+    private final List<Pending> unresolved = new ArrayList<>();
+    private Link link;
+    private boolean connecting;
     private int failedAttempts;
     private boolean closed;
+    private boolean challengedBefore;
+    /** Frames of at least this many characters made the relay close the connection (1009). */
+    private long refusedFrameLength = Long.MAX_VALUE;
+    private long nextSubscription;
 
     /**
      * @param settings   where and how to connect
@@ -57,10 +103,11 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         this.clock = clock;
         this.http = HttpClient.newBuilder().connectTimeout(settings.connectTimeout()).build();
         this.timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "relay-reconnect");
+            Thread thread = new Thread(runnable, "relay-client-timer");
             thread.setDaemon(true);
             return thread;
         });
+        timer.scheduleWithFixedDelay(this::tick, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -69,32 +116,34 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
      * @throws IllegalStateException after {@link #close()}
      */
     public void connect() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (closed) {
                 throw new IllegalStateException("relay client for " + settings.url() + " is closed");
             }
-            startIfIdle();
+            connectIfIdle();
+        } finally {
+            lock.unlock();
         }
     }
 
-    // guarded by lock
-    private CompletableFuture<RelayLink> startIfIdle() {
-        if (link == null) {
-            link = new CompletableFuture<>();
-            attempt(link);
-        }
-        return link;
-    }
-
-    /** Whether a connection to the relay is open right now. */
+    /** Whether a connection to the relay is open (and past its AUTH hold) right now. */
     public boolean isConnected() {
-        CompletableFuture<RelayLink> current;
-        synchronized (lock) {
-            current = link;
+        lock.lock();
+        try {
+            return link != null && link.open && !link.ended && !link.holding;
+        } finally {
+            lock.unlock();
         }
-        return current != null && current.isDone() && !current.isCompletedExceptionally()
-                && !current.join().isClosed();
     }
+
+    /** What this client has seen since it was made (for metrics). */
+    public Counts counts() {
+        return counters.snapshot();
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Publishing
 
     @Override
     public PublishResult publish(NostrEvent event, Duration timeout) {
@@ -104,166 +153,883 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("publish timeout must be positive, got " + timeout);
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String id = event.id().hex();
-        String wire = EventWire.eventMessage(event);
-        CompletableFuture<RelayLink> pending;
-        synchronized (lock) {
-            if (closed) {
-                return new PublishResult.Transient("closed: the relay client for " + settings.url() + " is closed");
-            }
-            pending = startIfIdle();
-        }
-        RelayLink current;
+        // Two thirds of the time for the OK, the rest to ask the relay for the event if the OK does not come.
+        long start = System.nanoTime();
+        Duration okWait = Duration.ofNanos(Math.max(1, timeout.toNanos() * 2 / 3));
+        CompletableFuture<PublishResult> answer = new CompletableFuture<>();
+        publish(new Publication(event.id(), NostrEventJson.write(event), start + timeout.toNanos(), () -> true, okWait),
+                answer::complete);
         try {
-            current = await(pending, deadline);
+            return answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            return new PublishResult.Transient("timeout: no connection to " + settings.url() + " within " + timeout);
+            return new PublishResult.Transient("timeout: no answer from the relay within " + timeout);
         } catch (ExecutionException e) {
-            return new PublishResult.Transient("unreachable: " + e.getCause().getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new PublishResult.Transient("interrupted: while connecting to " + settings.url());
-        }
-        try {
-            RelayMessage.Ok ok = exchange(current, id, wire, deadline);
-            if (ok.authRequired()) {
-                RelayMessage.Ok authOk = await(current.authenticate(this::signAuth, settings.connectTimeout()), deadline);
-                if (!authOk.accepted()) {
-                    return new PublishResult.Transient(
-                            "auth-required: the relay refused our AUTH (" + authOk.message() + ")");
-                }
-                ok = exchange(current, id, wire, deadline);
-            }
-            return ok.toPublishResult();
-        } catch (TimeoutException e) {
-            return new PublishResult.Transient("timeout: no OK from the relay within " + timeout);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RelayLink.Dropped dropped) {
-                return new PublishResult.Transient("dropped: " + dropped.getMessage());
-            }
-            if (cause instanceof TimeoutException) {
-                return new PublishResult.Transient("timeout: no answer to our AUTH within " + settings.connectTimeout());
-            }
-            return new PublishResult.Transient("auth-failed: could not answer the relay's AUTH: " + RelayLink.describe(e));
+            return new PublishResult.Transient("error: " + e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new PublishResult.Transient("interrupted: while waiting for the relay's OK");
         }
     }
 
-    /** Closes the connection and stops reconnecting; publishes still waiting report {@code dropped:}. */
+    @Override
+    public void publish(Publication publication, Consumer<PublishResult> answer) {
+        if (publication == null || answer == null) {
+            throw new IllegalArgumentException("a publication and an answer callback are required");
+        }
+        Pending pending = new Pending(publication, answer);
+        PublishResult refusal = null;
+        lock.lock();
+        try {
+            if (closed) {
+                refusal = new PublishResult.NotSent("closed: the relay client for " + settings.url() + " is closed");
+            } else if (pending.frame.length() >= refusedFrameLength) {
+                refusal = tooLarge(pending, "an earlier frame of " + refusedFrameLength + " characters made the relay "
+                        + "close the connection (1009 message too big)");
+            } else {
+                queued.addLast(pending);
+                connectIfIdle();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (refusal != null) {
+            pending.answer(refusal);
+            return;
+        }
+        pump();
+    }
+
+    @Override
+    public int withdrawUnsent() {
+        List<Pending> withdrawn = new ArrayList<>();
+        lock.lock();
+        try {
+            withdrawn.addAll(queued);
+            queued.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (Pending pending : withdrawn) {
+            pending.answer(new PublishResult.NotSent("withdrawn: the frame was taken back before it was written"));
+        }
+        return withdrawn.size();
+    }
+
+    /** Closes the connection and stops reconnecting; everything waiting is answered. */
     @Override
     public void close() {
-        CompletableFuture<RelayLink> current;
-        synchronized (lock) {
+        List<Pending> waiting = new ArrayList<>();
+        Link current;
+        lock.lock();
+        try {
             if (closed) {
                 return;
             }
             closed = true;
+            waiting.addAll(queued);
+            queued.clear();
+            waiting.addAll(unresolved);
+            unresolved.clear();
             current = link;
+            if (current != null) {
+                waiting.addAll(current.written());
+                current.resolutions.values().forEach(resolution -> waiting.addAll(resolution.frames.values()));
+            }
+        } finally {
+            lock.unlock();
         }
         timer.shutdownNow();
         if (current != null) {
-            current.completeExceptionally(new IllegalStateException("relay client closed"));
-            if (current.isDone() && !current.isCompletedExceptionally()) {
-                current.join().close("relay client closed");
-            }
+            current.abort("relay client closed");
+        }
+        for (Pending pending : waiting) {
+            pending.answer(pending.writtenAt == 0
+                    ? new PublishResult.NotSent("closed: the relay client was closed before the frame was written")
+                    : new PublishResult.Transient("dropped: the relay client was closed before the relay answered"));
         }
         http.shutdownNow();
     }
 
-    private RelayMessage.Ok exchange(RelayLink current, String id, String wire, long deadline)
-            throws ExecutionException, TimeoutException, InterruptedException {
-        CompletableFuture<RelayMessage.Ok> answer = current.send(id, wire);
-        try {
-            return await(answer, deadline);
-        } catch (TimeoutException | InterruptedException e) {
-            current.forget(id, answer);
-            throw e;
+    private PublishResult tooLarge(Pending pending, String why) {
+        counters.tooLarge.incrementAndGet();
+        return new PublishResult.Rejected("too-large", "this frame has " + pending.frame.length() + " characters; "
+                + why);
+    }
+
+    /**
+     * Writes queued frames while the connection is open and no write is in progress: AUTH and control frames first,
+     * then events in order. Each event's deadline and claim are checked right before its frame is handed to the
+     * socket.
+     */
+    private void pump() {
+        while (true) {
+            List<Pending> notSent = new ArrayList<>();
+            Link target;
+            String text;
+            lock.lock();
+            try {
+                target = link;
+                if (target == null || !target.open || target.ended || target.writing) {
+                    return;
+                }
+                text = target.control.pollFirst();
+                if (text == null && !target.holding) {
+                    long now = System.nanoTime();
+                    Pending next;
+                    while ((next = queued.pollFirst()) != null) {
+                        if (now - next.publication.sendBy() > 0 || !next.publication.held().getAsBoolean()) {
+                            notSent.add(next);
+                            continue;
+                        }
+                        next.writtenAt = now;
+                        next.answerBy = Math.min(now + next.publication.timeout().toNanos(), next.publication.sendBy());
+                        target.expect(next);
+                        text = next.frame;
+                        target.writingFrame = next;
+                        break;
+                    }
+                }
+                if (text != null) {
+                    target.writing = true;
+                }
+            } finally {
+                lock.unlock();
+            }
+            for (Pending pending : notSent) {
+                counters.notSent.incrementAndGet();
+                pending.answer(new PublishResult.NotSent(pending.publication.held().getAsBoolean()
+                        ? "deadline: the send deadline passed before the frame reached the socket"
+                        : "lost: the claim was lost before the frame reached the socket"));
+            }
+            if (text == null) {
+                return;
+            }
+            CompletableFuture<WebSocket> sent;
+            try {
+                sent = target.socket.sendText(text, true);
+            } catch (RuntimeException e) {
+                sent = CompletableFuture.failedFuture(e);
+            }
+            if (!sent.isDone()) {
+                sent.whenComplete((socket, error) -> {
+                    written(target, error);
+                    pump();
+                });
+                return;
+            }
+            written(target, sent.isCompletedExceptionally() ? exceptionOf(sent) : null);
         }
     }
 
-    private NostrEvent signAuth(String challenge) {
-        return authSigner.signAuth(settings.url().toString(), challenge, clock.now().getEpochSecond());
+    private void written(Link target, Throwable error) {
+        lock.lock();
+        try {
+            target.writing = false;
+            target.writingFrame = null;
+        } finally {
+            lock.unlock();
+        }
+        if (error != null) {
+            target.abort("sending failed: " + describe(error));
+        }
     }
 
-    private void attempt(CompletableFuture<RelayLink> target) {
-        RelayLink fresh = new RelayLink(settings.url().toString(), this::linkEnded);
+    // ---------------------------------------------------------------------------------------------------
+    // Connections
+
+    // guarded by lock
+    private void connectIfIdle() {
+        if (link == null && !connecting && !closed) {
+            connecting = true;
+            attempt();
+        }
+    }
+
+    private void attempt() {
+        Link fresh = new Link();
         http.newWebSocketBuilder()
                 .connectTimeout(settings.connectTimeout())
                 .buildAsync(settings.url(), fresh)
                 .whenComplete((socket, error) -> {
                     if (error != null) {
-                        failed(target, error);
-                        return;
-                    }
-                    fresh.attach(socket);
-                    boolean abandon;
-                    synchronized (lock) {
-                        abandon = closed;
-                        if (!abandon) {
-                            failedAttempts = 0;
-                        }
-                    }
-                    if (abandon) {
-                        fresh.close("relay client closed");
-                        return;
-                    }
-                    LOG.info("connected to relay {}", settings.url());
-                    target.complete(fresh);
-                    if (fresh.isClosed()) {
-                        linkEnded(fresh);
+                        connectFailed(error);
+                    } else {
+                        opened(fresh, socket);
                     }
                 });
     }
 
-    private void failed(CompletableFuture<RelayLink> target, Throwable error) {
-        String reason = RelayLink.describe(error);
-        synchronized (lock) {
-            if (!closed) {
-                // Publishers waiting on this attempt learn at once that the relay is unreachable;
-                // later ones wait for the next attempt.
-                link = new CompletableFuture<>();
-                scheduleAttempt(link, failedAttempts++);
-                LOG.warn("cannot connect to relay {}: {}", settings.url(), reason);
+    private void opened(Link fresh, WebSocket socket) {
+        boolean abandon;
+        long holdFor;
+        lock.lock();
+        try {
+            abandon = closed;
+            if (!abandon) {
+                fresh.socket = socket;
+                fresh.open = true;
+                fresh.holding = true;
+                link = fresh;
+                connecting = false;
+                failedAttempts = 0;
             }
+            holdFor = (challengedBefore ? settings.connectTimeout() : settings.authChallengeWait()).toNanos();
+            fresh.holdUntil = System.nanoTime() + holdFor;
+        } finally {
+            lock.unlock();
         }
-        target.completeExceptionally(new IllegalStateException("cannot connect to " + settings.url() + ": " + reason));
+        if (abandon) {
+            socket.abort();
+            return;
+        }
+        counters.connections.incrementAndGet();
+        LOG.info("connected to relay {}", settings.url());
+        fresh.lastPingAt = System.nanoTime();
+        fresh.lastHeardAt = System.nanoTime();
     }
 
-    /** Called by a link when its connection ends: start over with the next connection. */
-    private void linkEnded(RelayLink ended) {
-        synchronized (lock) {
-            if (closed || link == null || !link.isDone() || link.isCompletedExceptionally() || link.join() != ended) {
+    private void connectFailed(Throwable error) {
+        String reason = describe(error);
+        List<Pending> expired = new ArrayList<>();
+        lock.lock();
+        try {
+            connecting = false;
+            if (closed) {
                 return;
             }
-            link = new CompletableFuture<>();
-            scheduleAttempt(link, failedAttempts);
+            int failures = failedAttempts++;
+            if (failures == 0) {
+                LOG.warn("cannot connect to relay {}: {}", settings.url(), reason);
+            } else {
+                LOG.debug("cannot connect to relay {} (attempt {}): {}", settings.url(), failures + 1, reason);
+            }
+            // Waiting publications learn at once that the relay is unreachable; they are retried by their owner.
+            expired.addAll(queued);
+            queued.clear();
+            scheduleReconnect(failures);
+        } finally {
+            lock.unlock();
         }
-        LOG.warn("lost the connection to relay {}; reconnecting", settings.url());
+        for (Pending pending : expired) {
+            pending.answer(new PublishResult.NotSent("unreachable: cannot connect to " + settings.url() + ": "
+                    + reason));
+        }
     }
 
     // guarded by lock
-    private void scheduleAttempt(CompletableFuture<RelayLink> target, int failures) {
+    private void scheduleReconnect(int failures) {
         Duration delay = settings.reconnectDelay(failures, ThreadLocalRandom.current().nextDouble());
+        connecting = true;
         timer.schedule(() -> {
-            synchronized (lock) {
+            lock.lock();
+            try {
                 if (closed) {
+                    connecting = false;
                     return;
                 }
+            } finally {
+                lock.unlock();
             }
-            attempt(target);
+            attempt();
         }, delay.toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    private static <T> T await(CompletableFuture<T> future, long deadline)
-            throws ExecutionException, TimeoutException, InterruptedException {
-        long remaining = deadline - System.nanoTime();
-        if (remaining <= 0 && !future.isDone()) {
-            throw new TimeoutException();
+    /** A connection ended: its unanswered frames are carried to the next one, which is started. */
+    private void ended(Link dead, int statusCode, String reason) {
+        List<Pending> rejected = new ArrayList<>();
+        lock.lock();
+        try {
+            if (dead.ended) {
+                return;
+            }
+            dead.ended = true;
+            List<Pending> written = dead.written();
+            if (statusCode == MESSAGE_TOO_BIG && !written.isEmpty()) {
+                Pending largest = written.get(0);
+                for (Pending pending : written) {
+                    if (pending.frame.length() > largest.frame.length()) {
+                        largest = pending;
+                    }
+                }
+                written.remove(largest);
+                rejected.add(largest);
+                refusedFrameLength = Math.min(refusedFrameLength, largest.frame.length());
+            }
+            for (Resolution resolution : dead.resolutions.values()) {
+                written.addAll(resolution.frames.values());
+            }
+            dead.resolutions.clear();
+            for (Pending pending : written) {
+                pending.dropped = true;
+                pending.resolving = false;
+                unresolved.add(pending);
+            }
+            if (link == dead) {
+                link = null;
+            }
+            if (!closed && !connecting) {
+                scheduleReconnect(failedAttempts);
+            }
+        } finally {
+            lock.unlock();
         }
-        return future.get(Math.max(remaining, 0), TimeUnit.NANOSECONDS);
+        counters.drops.incrementAndGet();
+        LOG.warn("lost the connection to relay {} ({}); reconnecting", settings.url(), reason);
+        for (Pending pending : rejected) {
+            pending.answer(tooLarge(pending, "the relay closed the connection on it (1009 message too big: "
+                    + reason + ")"));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // The timer: deadlines, timeouts, AUTH hold, resolution, ping
+
+    private void tick() {
+        try {
+            long now = System.nanoTime();
+            List<Pending> notSent = new ArrayList<>();
+            List<Pending> timedOut = new ArrayList<>();
+            Link current;
+            boolean abort = false;
+            String abortWhy = null;
+            List<Pending> unknown = new ArrayList<>();
+            List<Resolution> overdue = new ArrayList<>();
+            lock.lock();
+            try {
+                for (Iterator<Pending> it = queued.iterator(); it.hasNext(); ) {
+                    Pending pending = it.next();
+                    if (now - pending.publication.sendBy() > 0) {
+                        it.remove();
+                        notSent.add(pending);
+                    }
+                }
+                // Written to a connection that was lost, and no connection since to ask: past the deadline the
+                // outcome stays unknown (the dispatcher retries; a resend is a duplicate at worst).
+                for (Iterator<Pending> it = unresolved.iterator(); it.hasNext(); ) {
+                    Pending pending = it.next();
+                    if (now - pending.publication.sendBy() > 0) {
+                        it.remove();
+                        unknown.add(pending);
+                    }
+                }
+                current = link;
+                if (current != null && current.open && !current.ended) {
+                    if (current.holding && now - current.holdUntil > 0) {
+                        current.holding = false;
+                    }
+                    if (current.writing && current.writingFrame != null
+                            && now - current.writingFrame.publication.sendBy() > 0) {
+                        abort = true;
+                        abortWhy = "a frame was still being written at its send deadline (the relay stopped reading)";
+                    }
+                    for (Pending pending : current.written()) {
+                        if (now - pending.answerBy > 0 && !pending.resolving) {
+                            timedOut.add(pending);
+                        }
+                    }
+                    if (!timedOut.isEmpty()) {
+                        current.timeoutsInARow += timedOut.size();
+                        if (current.timeoutsInARow >= settings.timeoutsBeforeReconnect()
+                                && now - current.lastHeardAt > settings.connectTimeout().toNanos() / 2) {
+                            abort = true;
+                            abortWhy = current.timeoutsInARow + " publishes got no answer in a row and nothing else "
+                                    + "was heard: the connection looks half-open";
+                        }
+                    }
+                    if (!abort && now - current.lastPingAt > settings.pingInterval().toNanos()) {
+                        if (current.pingOutstanding) {
+                            abort = true;
+                            abortWhy = "no pong within " + settings.pingInterval();
+                        } else {
+                            current.pingOutstanding = true;
+                            current.lastPingAt = now;
+                            current.socket.sendPing(ByteBuffer.wrap(new byte[] {'b', 'z'}));
+                        }
+                    }
+                    if (!abort && !current.holding && !unresolved.isEmpty()) {
+                        List<Pending> carried = new ArrayList<>(unresolved);
+                        unresolved.clear();
+                        resolve(current, carried, "dropped");
+                    }
+                    if (!abort && !timedOut.isEmpty()) {
+                        counters.timeouts.addAndGet(timedOut.size());
+                        resolve(current, timedOut, "timeout");
+                    }
+                    for (Resolution resolution : current.resolutions.values()) {
+                        if (now - resolution.answerBy > 0) {
+                            overdue.add(resolution);
+                        }
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+            for (Pending pending : unknown) {
+                pending.answer(new PublishResult.Transient("dropped: the connection was lost before the relay "
+                        + "answered, and no new connection came in time to ask whether it has the event"));
+            }
+            for (Resolution resolution : overdue) {
+                resolved(current, resolution, "got no answer within " + settings.connectTimeout());
+            }
+            for (Pending pending : notSent) {
+                counters.notSent.incrementAndGet();
+                pending.answer(new PublishResult.NotSent(
+                        "deadline: the send deadline passed before the frame reached the socket"));
+            }
+            if (abort) {
+                current.abort(abortWhy);
+                ended(current, 1006, abortWhy);
+            }
+            pump();
+        } catch (RuntimeException e) {
+            LOG.warn("relay client timer failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Asks {@code on} whether it has the events of {@code frames} (unknown outcomes), one {@code REQ} per
+     * {@value #IDS_PER_REQ} ids; the answers are handled in {@link Link#onText}.
+     */
+    // guarded by lock
+    private void resolve(Link on, List<Pending> frames, String why) {
+        for (int from = 0; from < frames.size(); from += IDS_PER_REQ) {
+            List<Pending> part = frames.subList(from, Math.min(frames.size(), from + IDS_PER_REQ));
+            String subscription = "buzz-resolve-" + (++nextSubscription);
+            StringBuilder req = new StringBuilder("[\"REQ\",\"").append(subscription).append("\",{\"ids\":[");
+            Resolution resolution = new Resolution(subscription, why,
+                    System.nanoTime() + settings.connectTimeout().toNanos());
+            for (int i = 0; i < part.size(); i++) {
+                Pending pending = part.get(i);
+                pending.resolving = true;
+                on.forget(pending);
+                resolution.frames.put(pending.publication.eventId().hex(), pending);
+                req.append(i == 0 ? "\"" : ",\"").append(pending.publication.eventId().hex()).append('"');
+            }
+            req.append("],\"limit\":").append(part.size()).append("}]");
+            on.resolutions.put(subscription, resolution);
+            on.control.addLast(req.toString());
+        }
+    }
+
+    /** A resolving {@code REQ} ended (EOSE, CLOSED, timeout or a lost connection): answer or resend its frames. */
+    private void resolved(Link on, Resolution resolution, String outcome) {
+        List<Pending> found = new ArrayList<>();
+        List<Pending> missing = new ArrayList<>();
+        lock.lock();
+        try {
+            on.resolutions.remove(resolution.subscription);
+            if (!on.ended) {
+                on.control.addLast("[\"CLOSE\",\"" + resolution.subscription + "\"]");
+            }
+            for (Pending pending : resolution.frames.values()) {
+                pending.resolving = false;
+                if (resolution.found.contains(pending.publication.eventId().hex())) {
+                    found.add(pending);
+                } else {
+                    missing.add(pending);
+                }
+            }
+            long now = System.nanoTime();
+            for (Iterator<Pending> it = missing.iterator(); it.hasNext(); ) {
+                Pending pending = it.next();
+                // Known not to be at the relay after a lost connection: send it again, as if it had waited.
+                if (outcome.equals("eose") && pending.dropped && now - pending.publication.sendBy() < 0
+                        && pending.publication.held().getAsBoolean()) {
+                    it.remove();
+                    pending.writtenAt = 0;
+                    pending.dropped = false;
+                    queued.addFirst(pending);
+                    counters.resent.incrementAndGet();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        counters.found.addAndGet(found.size());
+        for (Pending pending : found) {
+            pending.answer(new PublishResult.Published(PublishResult.Acceptance.FOUND,
+                    "the relay's answer was lost (" + resolution.why + "); it has the event"));
+        }
+        for (Pending pending : missing) {
+            pending.answer(new PublishResult.Transient(resolution.why + ": no answer from the relay"
+                    + (outcome.equals("eose") ? ", and it does not have the event"
+                    : ", and asking it for the event " + outcome)));
+        }
+        pump();
+    }
+
+    private void authenticate(Link on, String challenge) {
+        NostrEvent auth = authSigner.signAuth(settings.authUrl().toString(), challenge, clock.now().getEpochSecond());
+        lock.lock();
+        try {
+            on.authEventId = auth.id().hex();
+            on.control.addFirst("[\"AUTH\"," + NostrEventJson.write(auth) + "]");
+        } finally {
+            lock.unlock();
+        }
+        pump();
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+
+    /** One publication from {@link #publish(Publication, Consumer)} until its answer. */
+    private static final class Pending {
+        final Publication publication;
+        final Consumer<PublishResult> callback;
+        final String frame;
+        // guarded by the client's lock
+        long writtenAt;
+        long answerBy;
+        boolean authRetried;
+        boolean resolving;
+        boolean dropped;
+        private boolean answered;
+
+        Pending(Publication publication, Consumer<PublishResult> callback) {
+            this.publication = publication;
+            this.callback = callback;
+            this.frame = "[\"EVENT\"," + publication.eventJson() + "]";
+        }
+
+        /** Answers once; later answers (a late OK after a timeout, say) are ignored. */
+        void answer(PublishResult result) {
+            synchronized (this) {
+                if (answered) {
+                    return;
+                }
+                answered = true;
+            }
+            try {
+                callback.accept(result);
+            } catch (RuntimeException e) {
+                LOG.warn("a publish callback failed: {}", e.toString());
+            }
+        }
+    }
+
+    /** A {@code REQ} asking whether the relay has some events. */
+    private static final class Resolution {
+        final String subscription;
+        final String why;
+        final long answerBy;
+        final Map<String, Pending> frames = new HashMap<>();
+        final Set<String> found = new HashSet<>();
+
+        Resolution(String subscription, String why, long answerBy) {
+            this.subscription = subscription;
+            this.why = why;
+            this.answerBy = answerBy;
+        }
+    }
+
+    /** One WebSocket connection to the relay. */
+    private final class Link implements WebSocket.Listener {
+        private final StringBuilder partial = new StringBuilder();
+        // guarded by the client's lock
+        WebSocket socket;
+        boolean open;
+        boolean ended;
+        boolean holding;
+        long holdUntil;
+        boolean writing;
+        Pending writingFrame;
+        final ArrayDeque<String> control = new ArrayDeque<>();
+        /** Written frames waiting for their OK, by event id (oldest first per id). */
+        private final Map<String, ArrayDeque<Pending>> waiting = new HashMap<>();
+        final Map<String, Resolution> resolutions = new HashMap<>();
+        String authEventId;
+        String challenge;
+        AuthState authState = AuthState.NONE;
+        int timeoutsInARow;
+        boolean pingOutstanding;
+        long lastPingAt;
+        long lastHeardAt;
+
+        // guarded by the client's lock
+        void expect(Pending pending) {
+            waiting.computeIfAbsent(pending.publication.eventId().hex(), id -> new ArrayDeque<>(1)).addLast(pending);
+        }
+
+        // guarded by the client's lock
+        void forget(Pending pending) {
+            ArrayDeque<Pending> queue = waiting.get(pending.publication.eventId().hex());
+            if (queue != null) {
+                queue.remove(pending);
+                if (queue.isEmpty()) {
+                    waiting.remove(pending.publication.eventId().hex());
+                }
+            }
+        }
+
+        /** Written frames still waiting for their OK (not those being resolved). */
+        // guarded by the client's lock
+        List<Pending> written() {
+            List<Pending> all = new ArrayList<>();
+            waiting.values().forEach(all::addAll);
+            return all;
+        }
+
+        void abort(String why) {
+            WebSocket target;
+            lock.lock();
+            try {
+                target = socket;
+            } finally {
+                lock.unlock();
+            }
+            LOG.debug("ending the connection to relay {}: {}", settings.url(), why);
+            if (target != null) {
+                target.abort();
+            }
+        }
+
+        @Override
+        public void onOpen(WebSocket webSocket) {
+            webSocket.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+            if (partial.length() + data.length() > settings.maxInboundBytes()) {
+                partial.setLength(0);
+                String why = "the relay sent a message longer than " + settings.maxInboundBytes() + " characters";
+                abort(why);
+                ended(this, 1006, why);
+                return null;
+            }
+            partial.append(data);
+            if (last) {
+                String text = partial.toString();
+                partial.setLength(0);
+                receive(text);
+            }
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onPong(WebSocket webSocket, ByteBuffer message) {
+            lock.lock();
+            try {
+                pingOutstanding = false;
+                lastHeardAt = System.nanoTime();
+            } finally {
+                lock.unlock();
+            }
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+            ended(this, statusCode, "the relay closed the connection (" + statusCode
+                    + (reason.isEmpty() ? "" : " " + reason) + ")");
+            return null;
+        }
+
+        @Override
+        public void onError(WebSocket webSocket, Throwable error) {
+            ended(this, 1006, "connection lost: " + describe(error));
+        }
+
+        private void receive(String text) {
+            RelayMessage message;
+            try {
+                message = RelayMessage.parse(text);
+            } catch (IllegalArgumentException e) {
+                LOG.warn("ignoring unreadable message from relay {}: {}", settings.url(), e.getMessage());
+                return;
+            }
+            switch (message) {
+                case RelayMessage.Ok ok -> answered(ok);
+                case RelayMessage.Auth auth -> challenged(auth.challenge());
+                case RelayMessage.Event event -> {
+                    lock.lock();
+                    try {
+                        heard();
+                        Resolution resolution = resolutions.get(event.subscription());
+                        if (resolution != null) {
+                            resolution.found.add(event.eventId());
+                        }
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+                case RelayMessage.EndOfStoredEvents eose -> endOfResolution(eose.subscription(), "eose");
+                case RelayMessage.Closed closedSubscription -> endOfResolution(closedSubscription.subscription(),
+                        "was refused (" + closedSubscription.message() + ")");
+                case RelayMessage.Notice notice -> LOG.info("NOTICE from relay {}: {}", settings.url(),
+                        notice.message());
+                case RelayMessage.Other other -> LOG.debug("ignoring {} from relay {}", other.type(), settings.url());
+            }
+        }
+
+        // guarded by the client's lock
+        private void heard() {
+            lastHeardAt = System.nanoTime();
+            timeoutsInARow = 0;
+        }
+
+        private void endOfResolution(String subscription, String outcome) {
+            Resolution resolution;
+            lock.lock();
+            try {
+                heard();
+                resolution = resolutions.get(subscription);
+            } finally {
+                lock.unlock();
+            }
+            if (resolution != null) {
+                resolved(this, resolution, outcome);
+            }
+        }
+
+        private void challenged(String challenge) {
+            lock.lock();
+            try {
+                heard();
+                challengedBefore = true;
+                this.challenge = challenge;
+                authState = AuthState.PENDING;
+                holding = true;
+                holdUntil = System.nanoTime() + settings.connectTimeout().toNanos();
+            } finally {
+                lock.unlock();
+            }
+            authenticate(this, challenge);
+        }
+
+        private void answered(RelayMessage.Ok ok) {
+            Pending pending = null;
+            boolean authAnswer;
+            boolean resend = false;
+            String authWith = null;
+            lock.lock();
+            try {
+                heard();
+                authAnswer = ok.eventId().equals(authEventId);
+                if (authAnswer) {
+                    authEventId = null;
+                    holding = false;
+                    authState = ok.accepted() ? AuthState.ACCEPTED : AuthState.REFUSED;
+                } else {
+                    ArrayDeque<Pending> queue = waiting.get(ok.eventId());
+                    pending = queue == null ? null : queue.pollFirst();
+                    if (queue != null && queue.isEmpty()) {
+                        waiting.remove(ok.eventId());
+                    }
+                    if (pending != null && ok.authRequired() && !pending.authRetried
+                            && authState != AuthState.REFUSED) {
+                        // Sent once more after AUTH: at once when this connection is authenticated already, else
+                        // once the relay answers the AUTH (started here when its challenge is known).
+                        pending.authRetried = true;
+                        pending.writtenAt = 0;
+                        queued.addFirst(pending);
+                        resend = true;
+                        if (authState != AuthState.ACCEPTED) {
+                            holding = true;
+                            holdUntil = System.nanoTime() + settings.connectTimeout().toNanos();
+                            if (authState == AuthState.NONE && challenge != null) {
+                                authState = AuthState.PENDING;
+                                authWith = challenge;
+                            }
+                        }
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (authAnswer) {
+                if (ok.accepted()) {
+                    LOG.info("authenticated to relay {} (NIP-42)", settings.url());
+                } else {
+                    counters.authRefusals.incrementAndGet();
+                    LOG.warn("relay {} refused our NIP-42 AUTH (relay tag {}): {}", settings.url(), settings.authUrl(),
+                            ok.message());
+                }
+                pump();
+                return;
+            }
+            if (pending == null) {
+                LOG.debug("OK from relay {} for {} that nobody waits for (late answer?)", settings.url(), ok.eventId());
+                return;
+            }
+            if (resend) {
+                if (authWith != null) {
+                    authenticate(this, authWith);
+                }
+                pump();
+                return;
+            }
+            PublishResult result = ok.toPublishResult();
+            if (ok.authRequired()) {
+                result = new PublishResult.Transient(authState == AuthState.REFUSED
+                        ? "auth-required: the relay refused our AUTH (" + ok.message() + ")"
+                        : "auth-required: the relay still requires AUTH after ours (" + ok.message() + ")");
+            }
+            pending.answer(result);
+        }
+    }
+
+    /** Where a connection stands with NIP-42. */
+    private enum AuthState {
+        /** No AUTH sent. */
+        NONE,
+        /** AUTH sent, no answer yet. */
+        PENDING,
+        /** The relay accepted our AUTH. */
+        ACCEPTED,
+        /** The relay refused our AUTH. */
+        REFUSED
+    }
+
+    /**
+     * What the client has seen since it was made.
+     *
+     * @param connections  connections opened
+     * @param drops        connections lost or ended by us (half-open, no pong, a stalled write)
+     * @param timeouts     frames that got no OK in time (then resolved by asking the relay)
+     * @param found        unknown outcomes the relay turned out to have
+     * @param resent       frames sent again after a lost connection because the relay did not have them
+     * @param notSent      frames never written (deadline passed, claim lost)
+     * @param tooLarge     frames refused as too large for the relay
+     * @param authRefusals NIP-42 AUTH attempts the relay refused
+     */
+    public record Counts(long connections, long drops, long timeouts, long found, long resent, long notSent,
+                         long tooLarge, long authRefusals) {
+    }
+
+    private static final class Counters {
+        final AtomicLong connections = new AtomicLong();
+        final AtomicLong drops = new AtomicLong();
+        final AtomicLong timeouts = new AtomicLong();
+        final AtomicLong found = new AtomicLong();
+        final AtomicLong resent = new AtomicLong();
+        final AtomicLong notSent = new AtomicLong();
+        final AtomicLong tooLarge = new AtomicLong();
+        final AtomicLong authRefusals = new AtomicLong();
+
+        Counts snapshot() {
+            return new Counts(connections.get(), drops.get(), timeouts.get(), found.get(), resent.get(),
+                    notSent.get(), tooLarge.get(), authRefusals.get());
+        }
+    }
+
+    private static Throwable exceptionOf(CompletableFuture<?> future) {
+        try {
+            future.join();
+            return null;
+        } catch (RuntimeException e) {
+            return e.getCause() != null ? e.getCause() : e;
+        }
+    }
+
+    static String describe(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof java.util.concurrent.CompletionException
+                || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        String message = cause.getMessage();
+        return message == null || message.isBlank() ? cause.getClass().getSimpleName()
+                : cause.getClass().getSimpleName() + ": " + message;
     }
 }

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * A message from relay to client (NIP-01, NIP-42), as far as a publishing client cares: {@code OK},
- * {@code AUTH} and {@code NOTICE}; everything else is {@link Other}.
+ * A message from relay to client (NIP-01, NIP-42): {@code OK}, {@code AUTH}, {@code NOTICE}, and for subscriptions
+ * {@code EVENT}, {@code EOSE} and {@code CLOSED}; any other type is {@link Other}.
  */
 sealed interface RelayMessage {
 
@@ -46,7 +46,7 @@ sealed interface RelayMessage {
             return !accepted && prefix().equals("auth-required");
         }
 
-        /** SPEC §3.7: true or duplicate → published; invalid/pow/blocked/restricted → rejected; else transient. */
+        /** true or duplicate → published; invalid/pow/blocked/restricted → rejected; else transient (NIP-01). */
         PublishResult toPublishResult() {
             if (accepted) {
                 return new PublishResult.Published(prefix().equals("duplicate"), message);
@@ -67,7 +67,29 @@ sealed interface RelayMessage {
     record Notice(String message) implements RelayMessage {
     }
 
-    /** Any other well-formed array ({@code EVENT}, {@code EOSE}, {@code CLOSED}, unknown types). */
+    /**
+     * {@code ["EVENT", <subscription id>, <event>]}: an event a subscription matched.
+     *
+     * @param subscription the subscription id, as we sent it
+     * @param event        the event object as the relay sent it (not validated here)
+     */
+    record Event(String subscription, JsonNode event) implements RelayMessage {
+        /** The event's {@code id} field, or {@code ""} when it has none. */
+        String eventId() {
+            JsonNode id = event.get("id");
+            return id != null && id.isTextual() ? id.textValue() : "";
+        }
+    }
+
+    /** {@code ["EOSE", <subscription id>]}: the stored events matching the subscription have all been sent. */
+    record EndOfStoredEvents(String subscription) implements RelayMessage {
+    }
+
+    /** {@code ["CLOSED", <subscription id>, <message>]}: the relay ended or refused the subscription. */
+    record Closed(String subscription, String message) implements RelayMessage {
+    }
+
+    /** Any other well-formed array (unknown types). */
     record Other(String type) implements RelayMessage {
     }
 
@@ -104,6 +126,25 @@ sealed interface RelayMessage {
                 yield new Auth(root.get(1).textValue());
             }
             case "NOTICE" -> new Notice(root.size() > 1 && root.get(1).isTextual() ? root.get(1).textValue() : "");
+            case "EVENT" -> {
+                if (root.size() < 3 || !root.get(1).isTextual() || !root.get(2).isObject()) {
+                    throw new IllegalArgumentException("EVENT must be [\"EVENT\", <subscription id>, <event>]");
+                }
+                yield new Event(root.get(1).textValue(), root.get(2));
+            }
+            case "EOSE" -> {
+                if (root.size() < 2 || !root.get(1).isTextual()) {
+                    throw new IllegalArgumentException("EOSE must be [\"EOSE\", <subscription id>]");
+                }
+                yield new EndOfStoredEvents(root.get(1).textValue());
+            }
+            case "CLOSED" -> {
+                if (root.size() < 2 || !root.get(1).isTextual()) {
+                    throw new IllegalArgumentException("CLOSED must be [\"CLOSED\", <subscription id>, <message>]");
+                }
+                yield new Closed(root.get(1).textValue(),
+                        root.size() > 2 && root.get(2).isTextual() ? root.get(2).textValue() : "");
+            }
             default -> new Other(type);
         };
     }

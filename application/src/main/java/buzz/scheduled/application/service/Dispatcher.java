@@ -1,178 +1,173 @@
 package buzz.scheduled.application.service;
 
 import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
-import buzz.scheduled.application.port.in.DeliveryUseCase;
-import buzz.scheduled.application.port.in.DeliveryUseCase.ClaimedWork;
-import buzz.scheduled.application.port.in.DeliveryUseCase.GateResult;
+import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
+import buzz.scheduled.application.port.out.DeliveryObserver;
+import buzz.scheduled.application.port.out.DeliveryStore;
+import buzz.scheduled.application.port.out.DeliveryStore.ClaimedBatch;
+import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
+import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.DueWorkSignal.Wake;
 import buzz.scheduled.application.port.out.PublishResult;
+import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
-import buzz.scheduled.application.port.out.ScheduleStore.Claim;
+import buzz.scheduled.application.port.out.RelayPublisher.Publication;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.schedule.FailureReason;
-import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.PreSendCheck;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
 
 /**
- * Turns due work into published events (SPEC §3.6–3.8, DELIVERY.md): a claim loop on its own thread, one
- * virtual thread per claimed message for the send, a lease renewer and a reaper on their own scheduler
- * threads.
+ * Turns due work into published events as a pipeline (docs/delivery.md, "The hot path"): one claim loop, a window of
+ * frames in flight on the relay connection, and one finisher that records each drained set of answers with one
+ * statement.
  *
- * <p>The claim loop takes batches through {@link DeliveryUseCase#claimDue} (committed before any relay I/O),
- * never more than the free send slots, so every claim starts at once. Each send passes the fenced pre-send
- * step, publishes with the budget that step granted, and records the relay's answer with a fenced write;
- * no store call is open while the relay is being waited for. When nothing is claimable the loop sleeps until
- * the next due time (computed on the store's clock), woken early by the {@link DueWorkSignal}, and never
- * longer than the backstop poll.
+ * <p>The claim loop waits until at least half of the window is free, then claims that many due messages straight
+ * into {@code sending} in one statement (committed before any relay I/O; the statement also reads whether each
+ * channel is deleted). Each claimed message passes the {@link PreSendCheck} on the database clock of that statement
+ * and, when the access policy asks to be consulted, the access policy; then its stored event text is queued on the
+ * relay connection with a send deadline: what was left of the lease less the safety margin, measured on the
+ * monotonic clock from just before the claim was asked, so it can only end before the lease does. The relay adapter
+ * checks that deadline when the frame reaches the socket. No database connection is held while the relay is waited
+ * for. When nothing is claimable the loop sleeps until the next due time (computed on the store's clock), woken
+ * early by the {@link DueWorkSignal}, and never longer than the backstop poll.
  *
- * <p>The send deadline (what was left of the lease less the safety margin) is measured on a monotonic clock from
- * just before the pre-send step was asked, and is checked right before publishing; a send whose lease renewal
- * reported the claim lost, or whose deadline passed while it stalled, publishes nothing. The relay then gets the
- * publish timeout from that moment, or less if the deadline is nearer, so a slow pre-send step does not shorten
- * the relay's time to answer. The residual risk (a stall after that check) is described in docs/delivery.md.
+ * <p>The {@link Finisher} records every outcome with a write fenced by (id, fencing token, revision), renews the
+ * leases of what is in flight, and retries its own failed writes within the lease. A reaper returns expired leases
+ * of any node to {@code scheduled}. A graceful {@link #stop} gives back at once every claim whose frame was never
+ * written.
  */
 public final class Dispatcher implements DeliveryCountsUseCase {
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+    /** How long the claim loop waits before looking again when another claimer holds due rows. */
+    private static final Duration CONTENDED_PAUSE = Duration.ofMillis(20);
+    private static final Comparator<ClaimedMessage> BY_DUE = Comparator.comparing(ClaimedMessage::dueAt);
 
-    private final DeliveryUseCase delivery;
+    private final DeliveryStore store;
     private final RelayPublisher relay;
+    private final AccessPolicy access;
+    private final RelayLimits relayLimits;
     private final DueWorkSignal signal;
     private final DispatcherSettings settings;
-    private final LongSupplier monotonicNanos;
-    private final long publishTimeoutNanos;
-
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled when a send finishes (a slot frees up) and when a stop is requested. */
-    private final Condition changed = lock.newCondition();
-    private final Map<Claim, InFlight> inFlight = new LinkedHashMap<>();
+    private final DeliverySettings delivery;
+    private final long marginNanos;
     private final Tally tally = new Tally();
+    private final DeliveryWindow window;
+    private final Finisher finisher;
 
+    private final ReentrantLock lifecycle = new ReentrantLock();
+    /** Signalled when a stop is requested (ends an error pause). */
+    private final Condition stopRequested = lifecycle.newCondition();
     private volatile boolean stopping;
     private boolean started;
     private Thread claimLoop;
-    private ExecutorService senders;
-    private ScheduledExecutorService renewer;
+    private ExecutorService accessChecks;
     private ScheduledExecutorService reaper;
 
     /**
-     * A dispatcher measuring send deadlines on {@link System#nanoTime()}.
+     * A dispatcher (not started).
      *
-     * @param delivery the delivery steps (a {@link DeliveryService} built with {@code settings.delivery()})
-     * @param relay    where events are published
-     * @param signal   wake-ups for nearer work; owned by the caller, who closes it after {@link #stop}
+     * @param store       the delivery store
+     * @param relay       where events are published
+     * @param access      asked again right before publishing, when it {@link AccessPolicy#checksBeforeDelivery()}
+     * @param relayLimits the relay's NIP-11 limits: a frame longer than its {@code max_message_length} is never sent
+     * @param signal      wake-ups for nearer work; owned by the caller, who closes it after {@link #stop}
+     * @param observer    told of every recorded outcome
+     * @param settings    the window, batches, polls and the delivery timing
      */
-    public Dispatcher(DeliveryUseCase delivery, RelayPublisher relay, DueWorkSignal signal,
-                      DispatcherSettings settings) {
-        this(delivery, relay, signal, settings, System::nanoTime);
-    }
-
-    /**
-     * A dispatcher with an explicit monotonic clock for send deadlines (tests stall a send with it).
-     *
-     * @param monotonicNanos a monotonic nanosecond reading, like {@link System#nanoTime()}
-     */
-    public Dispatcher(DeliveryUseCase delivery, RelayPublisher relay, DueWorkSignal signal,
-                      DispatcherSettings settings, LongSupplier monotonicNanos) {
-        if (delivery == null || relay == null || signal == null || settings == null || monotonicNanos == null) {
-            throw new IllegalArgumentException("a dispatcher needs delivery, relay, signal, settings and a clock");
+    public Dispatcher(DeliveryStore store, RelayPublisher relay, AccessPolicy access, RelayLimits relayLimits,
+                      DueWorkSignal signal, DeliveryObserver observer, DispatcherSettings settings) {
+        if (store == null || relay == null || access == null || relayLimits == null || signal == null
+                || observer == null || settings == null) {
+            throw new IllegalArgumentException("a dispatcher needs a store, a relay, an access policy, relay limits, "
+                    + "a signal, an observer and settings");
         }
-        this.delivery = delivery;
+        this.store = store;
         this.relay = relay;
+        this.access = access;
+        this.relayLimits = relayLimits;
         this.signal = signal;
         this.settings = settings;
-        this.monotonicNanos = monotonicNanos;
-        this.publishTimeoutNanos = settings.delivery().publishTimeout().toNanos();
+        this.delivery = settings.delivery();
+        this.marginNanos = delivery.safetyMargin().toNanos();
+        this.window = new DeliveryWindow(settings.maxInFlight(), settings.claimWhenFree(), settings.maxQueuedBytes());
+        this.finisher = new Finisher(store, window, observer, settings, tally);
     }
 
     /**
-     * Starts the claim loop, the renewer (every lease/3) and the reaper.
+     * Starts the claim loop, the finisher (which also renews leases every lease/3) and the reaper.
      *
      * @throws IllegalStateException when started before
      */
     public void start() {
-        lock.lock();
+        lifecycle.lock();
         try {
             if (started) {
                 throw new IllegalStateException("dispatcher was already started");
             }
             started = true;
         } finally {
-            lock.unlock();
+            lifecycle.unlock();
         }
-        senders = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("buzz-send-", 0).factory());
-        renewer = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("buzz-lease-renewer").daemon().factory());
+        accessChecks = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("buzz-access-check-", 0).factory());
         reaper = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("buzz-lease-reaper").daemon().factory());
-        long renewNanos = settings.renewEvery().toNanos();
-        renewer.scheduleWithFixedDelay(this::renewLeases, renewNanos, renewNanos, TimeUnit.NANOSECONDS);
         long reapNanos = settings.reapEvery().toNanos();
         reaper.scheduleWithFixedDelay(this::reapExpiredLeases, 0, reapNanos, TimeUnit.NANOSECONDS);
+        finisher.start();
         claimLoop = Thread.ofPlatform().name("buzz-dispatcher").daemon().start(this::runClaimLoop);
     }
 
     /**
-     * Graceful shutdown (SPEC §3.8): stops claiming, gives back claims whose send has not started, lets sends
-     * already past the pre-send step finish within {@code bound}, then stops the renewer and the reaper.
-     * Sends still unfinished after {@code bound} are left to the reaper of this or another node (their event
-     * may be sent again, which the relay answers {@code duplicate:}).
+     * Graceful shutdown: stops claiming, takes back from the relay connection every frame not yet written and gives
+     * those claims back at once (another node claims them), waits within {@code bound} for the answers to the frames
+     * already written and records them, then stops the finisher and the reaper. Claims still unanswered after
+     * {@code bound} are left to the reaper of this or another node (their event may be sent again, which the relay
+     * answers {@code duplicate:}).
      *
      * @return what was left behind
      * @throws IllegalStateException when never started
      */
     public Shutdown stop(Duration bound) {
-        lock.lock();
+        lifecycle.lock();
         try {
             if (!started) {
                 throw new IllegalStateException("dispatcher was never started");
             }
             stopping = true;
-            changed.signalAll();
+            stopRequested.signalAll();
         } finally {
-            lock.unlock();
+            lifecycle.unlock();
         }
         long deadline = System.nanoTime() + bound.toNanos();
+        window.wake();
         signal.wakeUp();
         joinClaimLoop(deadline);
-        int unfinished;
-        lock.lock();
-        try {
-            long left = deadline - System.nanoTime();
-            while (!inFlight.isEmpty() && left > 0) {
-                left = changed.awaitNanos(left);
-            }
-            unfinished = inFlight.size();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            unfinished = inFlight.size();
-        } finally {
-            lock.unlock();
-        }
-        senders.shutdown();
-        renewer.shutdownNow();
+        int withdrawn = relay.withdrawUnsent();
+        boolean emptied = window.awaitEmpty(deadline);
+        int unfinished = window.count();
+        finisher.stop(deadline);
+        accessChecks.shutdown();
         reaper.shutdownNow();
-        if (unfinished > 0) {
-            LOG.log(Level.WARNING, "{0} sends were still in flight after the shutdown bound {1}; the reaper will "
+        if (!emptied) {
+            LOG.log(Level.WARNING, "{0} claims were still in flight after the shutdown bound {1}; the reaper will "
                     + "return them", unfinished, bound);
         }
-        return new Shutdown(tally.released.get(), unfinished, !claimLoop.isAlive());
+        return new Shutdown(tally.released.get(), withdrawn, unfinished, !claimLoop.isAlive());
     }
 
     private void joinClaimLoop(long deadline) {
@@ -183,16 +178,6 @@ public final class Dispatcher implements DeliveryCountsUseCase {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** How many claims are held right now (claimed and not yet finished). */
-    public int inFlight() {
-        lock.lock();
-        try {
-            return inFlight.size();
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -207,6 +192,11 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         return loop != null && !loop.isAlive();
     }
 
+    /** How many claims are held right now (claimed and not yet recorded). */
+    public int inFlight() {
+        return window.count();
+    }
+
     /** What this dispatcher has done since it started (for metrics and tests). */
     public Counts counts() {
         return tally.snapshot();
@@ -216,7 +206,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     public DeliveryCounts deliveryCounts() {
         Counts counts = tally.snapshot();
         return new DeliveryCounts(counts.claimed(), counts.sent(), counts.published(), counts.rejected(),
-                counts.retried(), counts.fenceRejections(), counts.reaped(), counts.errors());
+                counts.retried(), counts.lostAfterSend(), counts.reaped(), counts.errors());
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -224,19 +214,22 @@ public final class Dispatcher implements DeliveryCountsUseCase {
 
     private void runClaimLoop() {
         boolean dueButNotClaimed = false;
-        while (!stopping && !Thread.currentThread().isInterrupted()) {
+        while (!stopping) {
             try {
-                int room = awaitRoom();
+                int room = window.awaitRoom(() -> stopping);
                 if (stopping || room == 0) {
                     continue;
                 }
                 int want = Math.min(settings.claimBatch(), room);
-                List<ClaimedWork> claimed = delivery.claimDue(want);
-                tally.claimed.addAndGet(claimed.size());
-                for (ClaimedWork work : claimed) {
-                    dispatch(work);
+                long asked = System.nanoTime();
+                ClaimedBatch batch = store.claim(want, delivery.lease());
+                int claimed = batch.messages().size();
+                tally.claimed.addAndGet(claimed);
+                List<ClaimedMessage> messages = batch.messages().stream().sorted(BY_DUE).toList();
+                for (ClaimedMessage message : messages) {
+                    admit(message, batch.now().orElseThrow(), asked);
                 }
-                if (claimed.size() == want) {
+                if (claimed == want) {
                     dueButNotClaimed = false;
                     continue;
                 }
@@ -249,43 +242,122 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         }
     }
 
-    /**
-     * Blocks until at least one send slot is free or a stop is requested; returns the free slots (0 when
-     * interrupted, which ends the loop).
-     */
-    private int awaitRoom() {
-        lock.lock();
-        try {
-            while (!stopping && inFlight.size() >= settings.maxInFlight()) {
-                changed.await();
+    /** Takes one claimed message into the window and on towards the relay (or straight to its outcome). */
+    private void admit(ClaimedMessage message, Instant storeNow, long asked) {
+        long leaseLeft = Duration.between(storeNow, message.leaseUntil()).toNanos();
+        InFlight item = new InFlight(message, asked + leaseLeft - marginNanos, asked + leaseLeft);
+        window.add(item);
+        if (stopping) {
+            release(item);
+            return;
+        }
+        switch (PreSendCheck.verdict(message.dueAt(), message.channelDeleted(), delivery.maxLateness(), storeNow)) {
+            case PreSendCheck.Verdict.Fail fail -> finisher.offer(new Finisher.Done(item,
+                    new Finish.Fail(message.claim(), message.revision(), fail.reason(), ""), "none"));
+            case PreSendCheck.Verdict.Send send -> {
+                if (access.checksBeforeDelivery()) {
+                    accessChecks.execute(() -> checkAccessThenSend(item));
+                } else {
+                    send(item);
+                }
             }
-            return Math.max(0, settings.maxInFlight() - inFlight.size());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 0;
-        } finally {
-            lock.unlock();
         }
     }
 
+    /** The access policy's second opinion (it may call out over the network, so it runs on its own thread). */
+    private void checkAccessThenSend(InFlight item) {
+        ClaimedMessage message = item.message;
+        AccessDecision decision;
+        try {
+            decision = access.check(message.owner(), message.channel(), kindOf(message.eventJson()));
+        } catch (RuntimeException e) {
+            decision = new AccessDecision.Unavailable("the access policy failed: " + e);
+        }
+        switch (decision) {
+            case AccessDecision.Allowed allowed -> send(item);
+            case AccessDecision.Denied denied -> finisher.offer(new Finisher.Done(item, new Finish.Fail(
+                    message.claim(), message.revision(), FailureReason.ACCESS_DENIED,
+                    denied.code().wireName() + ": " + denied.message()), "none"));
+            case AccessDecision.Unavailable unavailable -> {
+                tally.deferred.incrementAndGet();
+                finisher.offer(new Finisher.Done(item, retry(message, "access policy unavailable: "
+                        + unavailable.message()), "none"));
+            }
+        }
+    }
+
+    private static int kindOf(String eventJson) {
+        return switch (NostrEventJson.read(eventJson)) {
+            case NostrEventJson.Decoded.Event event -> event.event().kind();
+            case NostrEventJson.Decoded.Malformed malformed ->
+                    throw new IllegalStateException("stored event is malformed: " + malformed.reason());
+        };
+    }
+
+    /** Hands the stored event to the relay connection; its answer goes to the finisher. */
+    private void send(InFlight item) {
+        ClaimedMessage message = item.message;
+        if (stopping) {
+            release(item);
+            return;
+        }
+        OptionalInt limit = relayLimits.current().maxMessageLength();
+        if (limit.isPresent() && item.bytes > limit.getAsInt()) {
+            finisher.offer(new Finisher.Done(item, new Finish.Fail(message.claim(), message.revision(),
+                    FailureReason.RELAY_REJECTED, "too-large: the relay takes messages of at most " + limit.getAsInt()
+                    + " bytes (NIP-11 max_message_length); this event's is " + item.bytes), "too-large"));
+            return;
+        }
+        tally.sent.incrementAndGet();
+        relay.publish(new Publication(message.eventId(), message.eventJson(), item.sendBy, item::held,
+                        delivery.publishTimeout()),
+                result -> finisher.offer(new Finisher.Done(item, outcome(item, result), result.kind())));
+    }
+
+    /** What to record for the relay's answer. */
+    private Finish outcome(InFlight item, PublishResult result) {
+        ClaimedMessage message = item.message;
+        return switch (result) {
+            case PublishResult.Published published -> new Finish.Publish(message.claim(), message.revision());
+            case PublishResult.Rejected rejected -> new Finish.Fail(message.claim(), message.revision(),
+                    FailureReason.RELAY_REJECTED, rejected.prefix() + ": " + rejected.message());
+            case PublishResult.Transient failure -> retry(message, failure.reason());
+            case PublishResult.NotSent notSent -> {
+                tally.notSent.incrementAndGet();
+                yield stopping ? new Finish.Release(message.claim(), message.revision())
+                        : retry(message, "not sent: " + notSent.reason());
+            }
+        };
+    }
+
+    private Finish retry(ClaimedMessage message, String why) {
+        return new Finish.Retry(message.claim(), message.revision(), delivery.backoff().delay(message.attempts()),
+                delivery.maxLateness(), why);
+    }
+
+    private void release(InFlight item) {
+        finisher.offer(new Finisher.Done(item, new Finish.Release(item.message.claim(), item.message.revision()),
+                "none"));
+    }
+
     /**
-     * Sleeps until the next due time on the store's clock (at most the backstop poll), or until notified of
-     * nearer work. Due times are re-checked by the next claim, which uses the store's clock, so waking a
-     * little early only costs a query.
+     * Sleeps until the next due time on the store's clock (at most the backstop poll), or until notified of nearer
+     * work. Due times are re-checked by the next claim, which uses the store's clock, so waking a little early only
+     * costs a query.
      *
      * @param dueButNotClaimed whether the previous pass also found work due that the claim did not return
      * @return whether this pass found work already due that the claim did not return
      */
     private boolean sleepUntilDue(boolean dueButNotClaimed) {
-        Optional<Instant> next = delivery.nextDueAt();
-        Instant now = delivery.now();
+        Optional<Instant> next = store.nextDueAt();
+        Instant now = store.now();
         Duration sleep = settings.backstopPoll();
         Instant target = now.plus(sleep);
         if (next.isPresent()) {
             Duration until = Duration.between(now, next.get());
             if (!until.isPositive()) {
-                // Became due after the claim looked, or another node holds it mid-claim: look once more at
-                // once, then give the other claimant a moment.
+                // Became due after the claim looked, or another node holds it mid-claim: look once more at once,
+                // then give the other claimant a moment.
                 if (!dueButNotClaimed) {
                     return true;
                 }
@@ -299,8 +371,6 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         waitForWork(sleep, target);
         return false;
     }
-
-    private static final Duration CONTENDED_PAUSE = Duration.ofMillis(20);
 
     /** Waits up to {@code sleep}; a notification of work not before {@code target} does not end the wait. */
     private void waitForWork(Duration sleep, Instant target) {
@@ -319,184 +389,33 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         }
     }
 
-    /**
-     * Waits after a failure without the signal (which may be what failed); notifications stay pending for the
-     * next sleep, and a stop ends the pause.
-     */
+    /** Waits after a failure without the signal (which may be what failed); a stop ends the pause. */
     private void pause(Duration duration) {
-        lock.lock();
+        lifecycle.lock();
         try {
             long left = duration.toNanos();
             while (!stopping && left > 0) {
-                left = changed.awaitNanos(left);
+                left = stopRequested.awaitNanos(left);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            lock.unlock();
-        }
-    }
-
-    private void dispatch(ClaimedWork work) {
-        InFlight entry = new InFlight(work);
-        lock.lock();
-        try {
-            inFlight.put(work.claim(), entry);
-        } finally {
-            lock.unlock();
-        }
-        try {
-            senders.execute(() -> send(entry));
-        } catch (RejectedExecutionException e) {
-            giveBack(entry);
-            finished(entry);
+            lifecycle.unlock();
         }
     }
 
     // ---------------------------------------------------------------------------------------------------
-    // One send
+    // Renewer and reaper (also called directly by tests)
 
-    private void send(InFlight entry) {
-        ClaimedWork work = entry.work;
-        try {
-            if (stopping) {
-                giveBack(entry);
-                return;
-            }
-            if (entry.lost) {
-                tally.fenceRejections.incrementAndGet();
-                return;
-            }
-            // The budget is measured from before the pre-send step asked the store, which read its clock
-            // later: the local deadline can only end earlier than the lease, never after it.
-            long gateAsked = monotonicNanos.getAsLong();
-            GateResult gate = delivery.startSending(work);
-            switch (gate) {
-                case GateResult.Send send -> publishAndRecord(entry, send, gateAsked);
-                case GateResult.Dropped dropped -> {
-                    tally.fenceRejections.incrementAndGet();
-                    LOG.log(Level.DEBUG, "not sending {0}: {1}", work.id(), dropped.why());
-                }
-                case GateResult.Ended ended -> {
-                    tally.ended.incrementAndGet();
-                    LOG.log(Level.INFO, "{0} ended {1} before sending", work.id(),
-                            ended.message().state().wireName());
-                }
-                case GateResult.Deferred deferred -> {
-                    tally.deferred.incrementAndGet();
-                    LOG.log(Level.WARNING, "{0} deferred: {1}", work.id(), deferred.why());
-                }
-            }
-        } catch (RuntimeException e) {
-            // A store failure mid-way: the claim's lease runs out and the reaper returns it.
-            tally.errors.incrementAndGet();
-            LOG.log(Level.ERROR, "delivery of " + work.id() + " (token " + work.token() + ") failed", e);
-        } finally {
-            finished(entry);
-        }
-    }
-
-    private void publishAndRecord(InFlight entry, GateResult.Send send, long gateAsked) {
-        ClaimedWork work = entry.work;
-        long deadline = gateAsked + send.budget().toNanos();
-        // The last check before the socket: a claim reported lost or a deadline passed while this thread
-        // stalled means someone else may own the message now.
-        long left = deadline - monotonicNanos.getAsLong();
-        if (entry.lost || left <= 0) {
-            tally.notSent.incrementAndGet();
-            LOG.log(Level.WARNING, "not publishing {0}: {1}", work.id(),
-                    entry.lost ? "its lease was lost" : "its send deadline passed before publishing");
-            if (!entry.lost) {
-                delivery.retryLater(work, "send deadline passed before publishing");
-            }
-            return;
-        }
-        PublishResult result;
-        try {
-            // The relay gets the whole publish timeout from now, unless the lease deadline comes first.
-            result = relay.publish(send.event(), Duration.ofNanos(Math.min(left, publishTimeoutNanos)));
-        } catch (RuntimeException e) {
-            result = new PublishResult.Transient("publisher failed: " + e);
-        }
-        tally.sent.incrementAndGet();
-        boolean recorded = switch (result) {
-            case PublishResult.Published published -> count(delivery.published(work), tally.published);
-            case PublishResult.Rejected rejected -> count(delivery.failed(work, FailureReason.RELAY_REJECTED,
-                    rejected.prefix() + ": " + rejected.message()), tally.rejected);
-            case PublishResult.Transient failure -> count(delivery.retryLater(work, failure.reason()), tally.retried);
-        };
-        if (!recorded) {
-            // Someone else owns the message now; the event we sent has the same id as theirs, so the relay
-            // de-duplicates it.
-            tally.lostAfterSend.incrementAndGet();
-            LOG.log(Level.WARNING, "the outcome of {0} (token {1}) was not recorded: the claim was lost",
-                    work.id(), work.token());
-        }
-    }
-
-    private static boolean count(boolean recorded, AtomicLong counter) {
-        if (recorded) {
-            counter.incrementAndGet();
-        }
-        return recorded;
-    }
-
-    private void giveBack(InFlight entry) {
-        try {
-            if (delivery.release(entry.work)) {
-                tally.released.incrementAndGet();
-            }
-        } catch (RuntimeException e) {
-            tally.errors.incrementAndGet();
-            LOG.log(Level.ERROR, "could not release " + entry.work.id() + "; its lease will run out", e);
-        }
-    }
-
-    private void finished(InFlight entry) {
-        lock.lock();
-        try {
-            inFlight.remove(entry.work.claim(), entry);
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------------
-    // Renewer and reaper (each on its own scheduler thread; also called directly by tests)
-
-    /** One renewal round over every claim in flight; claims the store did not renew are marked lost. */
+    /** One renewal round over every claim in flight (the finisher runs it every lease/3). */
     void renewLeases() {
-        List<InFlight> snapshot;
-        lock.lock();
-        try {
-            snapshot = new ArrayList<>(inFlight.values());
-        } finally {
-            lock.unlock();
-        }
-        if (snapshot.isEmpty()) {
-            return;
-        }
-        try {
-            Set<ScheduleId> renewed = delivery.renewLeases(snapshot.stream().map(entry -> entry.work).toList());
-            tally.renewals.incrementAndGet();
-            for (InFlight entry : snapshot) {
-                if (!renewed.contains(entry.work.id()) && !entry.lost) {
-                    entry.lost = true;
-                    tally.leasesLost.incrementAndGet();
-                }
-            }
-        } catch (RuntimeException e) {
-            // The store is unreachable: the sends keep their own deadlines, which end before the lease does.
-            tally.renewalFailures.incrementAndGet();
-            LOG.log(Level.WARNING, "lease renewal failed for " + snapshot.size() + " claims", e);
-        }
+        finisher.renewLeases();
     }
 
     /** One reaper round; wakes the claim loop when it returned anything. */
     void reapExpiredLeases() {
         try {
-            int reaped = delivery.reapExpiredLeases();
+            int reaped = store.reap(delivery.reapGrace());
             if (reaped > 0) {
                 tally.reaped.addAndGet(reaped);
                 LOG.log(Level.INFO, "returned {0} expired claims to scheduled", reaped);
@@ -504,82 +423,48 @@ public final class Dispatcher implements DeliveryCountsUseCase {
             }
         } catch (RuntimeException e) {
             tally.errors.incrementAndGet();
-            LOG.log(Level.WARNING, "reaping expired leases failed", e);
-        }
-    }
-
-    /** A claim held by this dispatcher until its send finishes. */
-    private static final class InFlight {
-        final ClaimedWork work;
-        /** Set by the renewer when the store no longer knows this claim: never publish after that. */
-        volatile boolean lost;
-
-        InFlight(ClaimedWork work) {
-            this.work = work;
+            LOG.log(Level.WARNING, "reaping expired leases failed: {0}", e.toString());
         }
     }
 
     /**
      * What a {@link #stop} left behind.
      *
-     * @param released         claims given back unstarted over the dispatcher's life (shutdown mostly)
-     * @param unfinished       sends still running when the bound ran out
+     * @param released         claims given back unsent over the dispatcher's life (shutdown mostly)
+     * @param withdrawn        frames taken back from the relay connection unwritten by this stop
+     * @param unfinished       claims still unanswered when the bound ran out (left to the reaper)
      * @param claimLoopStopped whether the claim loop ended within the bound
      */
-    public record Shutdown(long released, int unfinished, boolean claimLoopStopped) {
+    public record Shutdown(long released, int withdrawn, int unfinished, boolean claimLoopStopped) {
     }
 
     /**
      * Counters since start.
      *
-     * @param claimed         claims taken
-     * @param sent            publish calls made (each after a successful pre-send step and deadline check)
+     * @param claimed         claims taken (straight into {@code sending})
+     * @param sent            frames handed to the relay connection
      * @param published       recorded {@code published}
      * @param rejected        recorded {@code failed relay_rejected}
-     * @param retried         sent back to {@code scheduled} (or {@code failed expired}) after a transient answer
-     * @param ended           ended in the pre-send step (expired, access denied)
+     * @param retried         sent back to {@code scheduled} with a retry time (transient answers, frames not sent,
+     *                        the access policy unavailable)
+     * @param expired         recorded {@code failed expired} (late at the claim, or a retry past the lateness limit)
+     * @param ended           ended before sending for another reason ({@code channel_deleted}, {@code access_denied})
      * @param deferred        put off because the access policy could not answer
-     * @param fenceRejections pre-send steps that found the claim no longer held: nothing sent
-     * @param notSent         passed the pre-send step but not sent: lease lost or send deadline passed
-     * @param lostAfterSend   sent, but the outcome could not be recorded because the claim was gone
-     * @param released        unstarted claims given back
+     * @param notSent         frames the relay connection never wrote (deadline passed, claim lost, shutdown)
+     * @param lostAfterSend   outcomes not recorded because the claim was gone (reaped, superseded)
+     * @param released        unsent claims given back
      * @param renewals        renewal rounds that reached the store
      * @param renewalFailures renewal rounds that failed
-     * @param leasesLost      claims the renewer found were no longer held
+     * @param leasesLost      claims a renewal found no longer held
      * @param reaped          expired claims this node's reaper returned
      * @param wakeUps         sleeps ended early by a notification
-     * @param errors          unexpected failures (store errors), each logged
+     * @param writeFailures   outcome writes that failed and were tried again
+     * @param abandoned       outcomes given up on after their lease and the reaper's grace ended
+     * @param errors          unexpected failures (store errors in the claim loop or the reaper), each logged
      */
-    public record Counts(long claimed, long sent, long published, long rejected, long retried, long ended,
-                         long deferred, long fenceRejections, long notSent, long lostAfterSend, long released,
-                         long renewals, long renewalFailures, long leasesLost, long reaped, long wakeUps,
-                         long errors) {
-    }
-
-    private static final class Tally {
-        final AtomicLong claimed = new AtomicLong();
-        final AtomicLong sent = new AtomicLong();
-        final AtomicLong published = new AtomicLong();
-        final AtomicLong rejected = new AtomicLong();
-        final AtomicLong retried = new AtomicLong();
-        final AtomicLong ended = new AtomicLong();
-        final AtomicLong deferred = new AtomicLong();
-        final AtomicLong fenceRejections = new AtomicLong();
-        final AtomicLong notSent = new AtomicLong();
-        final AtomicLong lostAfterSend = new AtomicLong();
-        final AtomicLong released = new AtomicLong();
-        final AtomicLong renewals = new AtomicLong();
-        final AtomicLong renewalFailures = new AtomicLong();
-        final AtomicLong leasesLost = new AtomicLong();
-        final AtomicLong reaped = new AtomicLong();
-        final AtomicLong wakeUps = new AtomicLong();
-        final AtomicLong errors = new AtomicLong();
-
-        Counts snapshot() {
-            return new Counts(claimed.get(), sent.get(), published.get(), rejected.get(), retried.get(),
-                    ended.get(), deferred.get(), fenceRejections.get(), notSent.get(), lostAfterSend.get(),
-                    released.get(), renewals.get(), renewalFailures.get(), leasesLost.get(), reaped.get(),
-                    wakeUps.get(), errors.get());
-        }
+    public record Counts(long claimed, long sent, long published, long rejected, long retried, long expired,
+                         long ended, long deferred, long notSent, long lostAfterSend, long released, long renewals,
+                         long renewalFailures, long leasesLost, long reaped, long wakeUps, long writeFailures,
+                         long abandoned, long errors) {
     }
 }

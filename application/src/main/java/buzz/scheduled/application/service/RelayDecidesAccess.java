@@ -13,4 +13,10 @@ public final class RelayDecidesAccess implements AccessPolicy {
     public AccessDecision check(PublicKey owner, Channel channel, int kind) {
         return new AccessDecision.Allowed();
     }
+
+    /** The relay decides at publish time; there is nothing to ask before. */
+    @Override
+    public boolean checksBeforeDelivery() {
+        return false;
+    }
 }

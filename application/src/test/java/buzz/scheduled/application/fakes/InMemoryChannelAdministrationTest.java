@@ -2,6 +2,7 @@ package buzz.scheduled.application.fakes;
 
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.ChannelAdministrationContract;
+import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import java.time.Duration;
@@ -23,6 +24,11 @@ class InMemoryChannelAdministrationTest extends ChannelAdministrationContract {
     @Override
     protected ChannelAdministration administration() {
         return new InMemoryChannelAdministration(fake);
+    }
+
+    @Override
+    protected DeliveryStore deliveryStore() {
+        return new InMemoryDeliveryStore(fake, clock);
     }
 
     @Override

@@ -3,13 +3,10 @@ package buzz.scheduled.application.fakes;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
-import buzz.scheduled.domain.schedule.DeliveryOutcome;
-import buzz.scheduled.domain.schedule.FencingToken;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,11 +19,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The storage port in memory, for application tests. Its clock is a {@link SettableClock} standing in for the
- * database clock. Every method is synchronized, which makes each one atomic like a transaction.
+ * The owner's storage port in memory, for application tests. Its clock is a {@link SettableClock} standing in for
+ * the database clock. Every method is synchronized, which makes each one atomic like a transaction; the
+ * {@link InMemoryDeliveryStore} works on the same rows under the same lock.
  */
 public final class InMemoryScheduleStore implements ScheduleStore {
     // Ids compare like PostgreSQL's uuid (unsigned bytes), which is the order of their canonical text;
@@ -39,7 +36,6 @@ public final class InMemoryScheduleStore implements ScheduleStore {
     private final Map<IdempotencyKey, ScheduleId> keys = new HashMap<>();
     private final Map<ScheduleId, List<ScheduledMessage>> history = new HashMap<>();
     private final Set<Channel> tombstones = new HashSet<>();
-    private final AtomicLong tokens = new AtomicLong();
 
     public InMemoryScheduleStore(SettableClock clock) {
         this.clock = clock;
@@ -123,22 +119,11 @@ public final class InMemoryScheduleStore implements ScheduleStore {
                 || !stored.revision().equals(expected.revision())) {
             return false;
         }
-        rows.put(next.id(), keepRenewedLease(stored, next));
+        rows.put(next.id(), next);
         if (!next.revision().equals(expected.revision())) {
             history.get(next.id()).add(next);
         }
         return true;
-    }
-
-    /** Within one claim, a lease renewed after {@code next} was computed is never shortened by writing it. */
-    private static ScheduledMessage keepRenewedLease(ScheduledMessage stored, ScheduledMessage next) {
-        if (stored.state() instanceof ScheduleState.Claimed held && next.state() instanceof ScheduleState.Sending sending
-                && held.token().equals(sending.token()) && held.leaseUntil().isAfter(sending.leaseUntil())) {
-            return new ScheduledMessage(next.id(), next.owner(), next.channel(), next.revision(), next.eventId(),
-                    next.dueAt(), next.event(), new ScheduleState.Sending(sending.token(), held.leaseUntil()),
-                    next.attempts(), next.createdAt(), next.updatedAt());
-        }
-        return next;
     }
 
     @Override
@@ -169,95 +154,6 @@ public final class InMemoryScheduleStore implements ScheduleStore {
         tombstones.add(channel);
     }
 
-    @Override
-    public synchronized List<ScheduledMessage> claimDue(int limit, Duration lease) {
-        Instant now = clock.now();
-        List<ScheduledMessage> due = rows.values().stream()
-                .filter(m -> m.state() instanceof ScheduleState.Scheduled s
-                        && !m.dueAt().isAfter(now)
-                        && s.retryAt().map(r -> !r.isAfter(now)).orElse(true))
-                .sorted(BY_DUE)
-                .limit(limit)
-                .toList();
-        List<ScheduledMessage> claimed = new ArrayList<>();
-        for (ScheduledMessage message : due) {
-            FencingToken token = new FencingToken(tokens.incrementAndGet());
-            ScheduledMessage next = moved(message.claim(token, now.plus(lease), now));
-            rows.put(next.id(), next);
-            claimed.add(next);
-        }
-        return claimed;
-    }
-
-    @Override
-    public synchronized Optional<SendingStarted> startSending(Claim claim, Revision revision, Duration minLeaseLeft,
-                                                              Duration maxLateness) {
-        ScheduledMessage stored = rows.get(claim.id());
-        Instant now = clock.now();
-        if (stored == null || tombstones.contains(stored.channel()) || now.isBefore(stored.dueAt())) {
-            return Optional.empty();
-        }
-        if (stored.startSending(claim.token(), revision, minLeaseLeft, maxLateness, now)
-                instanceof DeliveryOutcome.Moved moved
-                && moved.message().state() instanceof ScheduleState.Sending sending) {
-            rows.put(claim.id(), moved.message());
-            return Optional.of(new SendingStarted(now, sending.leaseUntil()));
-        }
-        return Optional.empty();
-    }
-
-    @Override
-    public synchronized boolean markPublished(Claim claim, Revision revision) {
-        ScheduledMessage stored = rows.get(claim.id());
-        if (stored == null || !stored.revision().equals(revision)) {
-            return false;
-        }
-        if (stored.publish(claim.token(), clock.now()) instanceof DeliveryOutcome.Moved moved) {
-            rows.put(claim.id(), moved.message());
-            return true;
-        }
-        return false;
-    }
-
-    @Override
-    public synchronized Set<ScheduleId> renewLeases(Collection<Claim> claims, Duration lease) {
-        Instant now = clock.now();
-        Set<ScheduleId> renewed = new HashSet<>();
-        for (Claim claim : claims) {
-            ScheduledMessage stored = rows.get(claim.id());
-            if (stored != null && stored.renewLease(claim.token(), now.plus(lease), now)
-                    instanceof DeliveryOutcome.Moved moved) {
-                rows.put(claim.id(), moved.message());
-                renewed.add(claim.id());
-            }
-        }
-        return renewed;
-    }
-
-    @Override
-    public synchronized int reapExpiredLeases(Duration grace) {
-        Instant cutoff = clock.now().minus(grace);
-        int reaped = 0;
-        for (ScheduledMessage message : List.copyOf(rows.values())) {
-            if (message.reap(cutoff) instanceof DeliveryOutcome.Moved moved) {
-                rows.put(message.id(), moved.message());
-                reaped++;
-            }
-        }
-        return reaped;
-    }
-
-    @Override
-    public synchronized Optional<Instant> nextDueAt() {
-        return rows.values().stream()
-                .filter(m -> m.state() instanceof ScheduleState.Scheduled)
-                .map(m -> {
-                    Optional<Instant> retry = ((ScheduleState.Scheduled) m.state()).retryAt();
-                    return retry.filter(r -> r.isAfter(m.dueAt())).orElse(m.dueAt());
-                })
-                .min(Comparator.naturalOrder());
-    }
-
     /** The revisions stored for {@code id}, oldest first (revision history). */
     public synchronized List<Revision> revisions(ScheduleId id) {
         return history.getOrDefault(id, List.of()).stream().map(ScheduledMessage::revision).toList();
@@ -285,10 +181,23 @@ public final class InMemoryScheduleStore implements ScheduleStore {
         return rows.remove(id) != null;
     }
 
-    private static ScheduledMessage moved(DeliveryOutcome outcome) {
-        if (outcome instanceof DeliveryOutcome.Moved moved) {
-            return moved.message();
-        }
-        throw new IllegalStateException("claim query selected a row the domain refuses: " + outcome);
+    /** The row of {@code id}, or null (for {@link InMemoryDeliveryStore}, under this store's lock). */
+    ScheduledMessage row(ScheduleId id) {
+        return rows.get(id);
+    }
+
+    /** Writes a row back (for {@link InMemoryDeliveryStore}, under this store's lock). */
+    void put(ScheduledMessage message) {
+        rows.put(message.id(), message);
+    }
+
+    /** Whether {@code channel} has a tombstone (for {@link InMemoryDeliveryStore}, under this store's lock). */
+    boolean tombstoned(Channel channel) {
+        return tombstones.contains(channel);
+    }
+
+    /** Every row (for {@link InMemoryDeliveryStore}, under this store's lock). */
+    Collection<ScheduledMessage> allRows() {
+        return rows.values();
     }
 }

@@ -1,5 +1,6 @@
 package buzz.scheduled.application.fakes;
 
+import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.ScheduleStoreContract;
 import buzz.scheduled.domain.schedule.Channel;
@@ -17,6 +18,11 @@ class InMemoryScheduleStoreTest extends ScheduleStoreContract {
         clock = new SettableClock(Instant.parse("2027-01-01T12:00:00.123456Z"));
         fake = new InMemoryScheduleStore(clock);
         return fake;
+    }
+
+    @Override
+    protected DeliveryStore deliveryStore() {
+        return new InMemoryDeliveryStore(fake, clock);
     }
 
     @Override

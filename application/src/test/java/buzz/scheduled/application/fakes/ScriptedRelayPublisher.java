@@ -5,8 +5,10 @@ import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
@@ -16,11 +18,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
- * The relay port in memory, for dispatcher tests: records every publish with the store-clock time it arrived
- * (so tests can assert nothing arrives before its due time) and answers from a script, by default like a real
- * relay ({@code OK true}, then {@code duplicate:} for an event it already has).
+ * The relay port in memory, for dispatcher tests: records every frame written with the store-clock time it arrived
+ * (so tests can assert nothing arrives before its due time), checks each frame's send deadline and claim the way the
+ * real client does before writing it, and answers from a script, by default like a real relay ({@code OK true},
+ * then {@code duplicate:} for an event it already has).
  */
 public final class ScriptedRelayPublisher implements RelayPublisher {
 
@@ -52,6 +56,9 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
     private final Set<EventId> stored = ConcurrentHashMap.newKeySet();
     private final AtomicInteger active = new AtomicInteger();
     private final AtomicInteger maxActive = new AtomicInteger();
+    private final AtomicInteger notSent = new AtomicInteger();
+    private final ArrayDeque<Queued> queued = new ArrayDeque<>();
+    private boolean paused;
 
     /** @param clock the store's clock, read when a publish arrives */
     public ScriptedRelayPublisher(WallClock clock) {
@@ -64,6 +71,10 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
         if (timeout == null || !timeout.isPositive()) {
             throw new IllegalArgumentException("publish timeout must be positive, got " + timeout);
         }
+        return answerOf(event, timeout);
+    }
+
+    private PublishResult answerOf(NostrEvent event, Duration timeout) {
         receipts.add(new Receipt(event, clock.now(), timeout));
         maxActive.accumulateAndGet(active.incrementAndGet(), Math::max);
         try {
@@ -75,6 +86,90 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
         } finally {
             active.decrementAndGet();
         }
+    }
+
+    /**
+     * The pipelined path: the frame is "written" at once (or queued while {@link #pause paused}) unless its send
+     * deadline passed or its claim was lost, which is answered {@link PublishResult.NotSent} without a receipt; the
+     * scripted answer then comes from a thread of its own, so a slow or stalled answer holds up nothing else.
+     */
+    @Override
+    public void publish(Publication publication, Consumer<PublishResult> answer) {
+        synchronized (queued) {
+            if (paused) {
+                queued.addLast(new Queued(publication, answer));
+                return;
+            }
+        }
+        write(publication, answer);
+    }
+
+    private void write(Publication publication, Consumer<PublishResult> answer) {
+        if (System.nanoTime() - publication.sendBy() > 0) {
+            notSent.incrementAndGet();
+            answer.accept(new PublishResult.NotSent("deadline: the send deadline passed before the frame was written"));
+            return;
+        }
+        if (!publication.held().getAsBoolean()) {
+            notSent.incrementAndGet();
+            answer.accept(new PublishResult.NotSent("lost: the claim was lost before the frame was written"));
+            return;
+        }
+        NostrEvent event = switch (NostrEventJson.read(publication.eventJson())) {
+            case NostrEventJson.Decoded.Event decoded -> decoded.event();
+            case NostrEventJson.Decoded.Malformed malformed ->
+                    throw new IllegalStateException("the dispatcher sent a malformed event: " + malformed.reason());
+        };
+        Thread.ofVirtual().name("scripted-relay-answer").start(
+                () -> answer.accept(answerOf(event, publication.timeout())));
+    }
+
+    @Override
+    public int withdrawUnsent() {
+        List<Queued> taken;
+        synchronized (queued) {
+            taken = List.copyOf(queued);
+            queued.clear();
+        }
+        for (Queued one : taken) {
+            one.answer.accept(new PublishResult.NotSent("withdrawn: taken back before it was written"));
+        }
+        return taken.size();
+    }
+
+    /** From now on frames wait unwritten (a connection that is not writable) until {@link #resume()}. */
+    public void pause() {
+        synchronized (queued) {
+            paused = true;
+        }
+    }
+
+    /** Writes the frames that waited, in order, and every later one at once. */
+    public void resume() {
+        List<Queued> taken;
+        synchronized (queued) {
+            paused = false;
+            taken = List.copyOf(queued);
+            queued.clear();
+        }
+        for (Queued one : taken) {
+            write(one.publication, one.answer);
+        }
+    }
+
+    /** Frames waiting unwritten while paused. */
+    public int waiting() {
+        synchronized (queued) {
+            return queued.size();
+        }
+    }
+
+    /** Frames answered {@link PublishResult.NotSent} because their deadline passed or their claim was lost. */
+    public int notSent() {
+        return notSent.get();
+    }
+
+    private record Queued(Publication publication, Consumer<PublishResult> answer) {
     }
 
     /** Queues answers for the next publishes, in order; after them the fallback answers. */

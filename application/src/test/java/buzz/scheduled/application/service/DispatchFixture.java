@@ -1,13 +1,16 @@
 package buzz.scheduled.application.service;
 
+import buzz.scheduled.application.fakes.InMemoryDeliveryStore;
 import buzz.scheduled.application.fakes.InMemoryScheduleStore;
 import buzz.scheduled.application.fakes.SampleEvents;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
-import buzz.scheduled.application.port.in.DeliveryUseCase;
+import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkSignal;
+import buzz.scheduled.application.port.out.RelayLimits;
+import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Admission;
@@ -19,7 +22,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongSupplier;
 
 /** One in-memory world for dispatcher tests: a settable store clock, the store, access policy and a relay. */
 final class DispatchFixture implements AutoCloseable {
@@ -30,8 +32,13 @@ final class DispatchFixture implements AutoCloseable {
 
     final SettableClock clock = new SettableClock(T0);
     final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    final InMemoryDeliveryStore deliveryStore = new InMemoryDeliveryStore(store, clock);
     final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
     final ScriptedRelayPublisher relay = new ScriptedRelayPublisher(clock);
+    final RecordingObserver observer = new RecordingObserver();
+    /** The relay's NIP-11 limits as the dispatcher sees them; none unless a test sets them. */
+    volatile RelayLimits.Limitation limitation = RelayLimits.Limitation.NONE;
+    final RelayLimits limits = () -> limitation;
     private final SequentialScheduleIds ids = new SequentialScheduleIds();
     private final List<Dispatcher> running = new ArrayList<>();
 
@@ -45,14 +52,20 @@ final class DispatchFixture implements AutoCloseable {
                 new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(60), () -> 0.5));
     }
 
-    /** Four sends at once, claims of four, a 30 s backstop, a reaper every hour (tests call it). */
+    /** A window of four, claims of four, a 30 s backstop, a reaper every hour (tests call it). */
     static DispatcherSettings dispatcherSettings(DeliverySettings delivery) {
-        return new DispatcherSettings(delivery, 4, 4, Duration.ofSeconds(30), Duration.ofHours(1),
-                Duration.ofMillis(50));
+        return dispatcherSettings(delivery, 4);
     }
 
-    DeliveryService delivery(DeliverySettings settings) {
-        return new DeliveryService(store, access, settings);
+    /** A window of {@code window} frames, claims of as many, otherwise as {@link #dispatcherSettings}. */
+    static DispatcherSettings dispatcherSettings(DeliverySettings delivery, int window) {
+        return new DispatcherSettings(delivery, window, window, DispatcherSettings.MIN_QUEUED_BYTES,
+                Duration.ofSeconds(30), Duration.ofHours(1), Duration.ofMillis(50));
+    }
+
+    /** The delivery store wrapped so the test can freeze or fail its calls. */
+    SteppedDeliveryStore stepped() {
+        return new SteppedDeliveryStore(deliveryStore);
     }
 
     /** Stores a message whose event is due at {@code dueAt} (whole seconds). */
@@ -84,13 +97,15 @@ final class DispatchFixture implements AutoCloseable {
         };
     }
 
-    Dispatcher start(DeliveryUseCase delivery, DueWorkSignal signal, DispatcherSettings settings) {
-        return start(delivery, signal, settings, System::nanoTime);
+    /** Starts a dispatcher over {@code store} with this world's relay, access policy and observer. */
+    Dispatcher start(DeliveryStore store, DueWorkSignal signal, DispatcherSettings settings) {
+        return start(store, relay, signal, settings);
     }
 
-    Dispatcher start(DeliveryUseCase delivery, DueWorkSignal signal, DispatcherSettings settings,
-                     LongSupplier monotonicNanos) {
-        Dispatcher dispatcher = new Dispatcher(delivery, relay, signal, settings, monotonicNanos);
+    /** Starts a dispatcher over {@code store} publishing to {@code publisher}. */
+    Dispatcher start(DeliveryStore store, RelayPublisher publisher, DueWorkSignal signal,
+                     DispatcherSettings settings) {
+        Dispatcher dispatcher = new Dispatcher(store, publisher, access, limits, signal, observer, settings);
         dispatcher.start();
         running.add(dispatcher);
         return dispatcher;

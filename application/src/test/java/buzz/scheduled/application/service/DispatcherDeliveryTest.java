@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
 import buzz.scheduled.application.fakes.ScriptedRelayPublisher.Receipt;
+import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
@@ -20,15 +21,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the dispatcher does with claimed work: publishes it once, records the relay's answer (SPEC §3.7),
- * bounds concurrent sends, retries transient failures with backoff until the lateness limit (F16), recovers
- * a lost finishing write through the reaper (F1, in memory), and shuts down gracefully (SPEC §3.8).
+ * What the dispatcher does with claimed work (docs/delivery.md): publishes it once, records the relay's answer,
+ * keeps no more than its window in flight, retries transient failures with backoff until the lateness limit (F16),
+ * retries a failed finishing write within the lease and leaves a longer outage to the reaper (F1, in memory), and
+ * shuts down gracefully, giving back at once what was never written (F24, in memory).
  */
 class DispatcherDeliveryTest {
     private final DispatchFixture fx = new DispatchFixture();
     private final RecordingSignal signal = new RecordingSignal();
     private final DeliverySettings deliverySettings = DispatchFixture.deliverySettings();
-    private final SteppedDelivery delivery = new SteppedDelivery(fx.delivery(deliverySettings));
+    private final SteppedDeliveryStore delivery = fx.stepped();
     private final DispatcherSettings settings = DispatchFixture.dispatcherSettings(deliverySettings);
 
     @AfterEach
@@ -48,6 +50,12 @@ class DispatcherDeliveryTest {
         assertThat(fx.row(message).publishedAt()).contains(T0);
         assertThat(dispatcher.counts().published()).isEqualTo(1);
         assertThat(dispatcher.counts().sent()).isEqualTo(1);
+        assertThat(fx.observer.reportsOf(message.id())).singleElement().satisfies(report -> {
+            assertThat(report.outcome()).isEqualTo(DeliveryObserver.Outcome.PUBLISHED);
+            assertThat(report.relayKind()).isEqualTo("ok");
+            assertThat(report.lateness()).contains(Duration.ZERO);
+            assertThat(report.eventId()).isEqualTo(message.eventId());
+        });
     }
 
     @Test
@@ -69,25 +77,24 @@ class DispatcherDeliveryTest {
     }
 
     @Test
-    void moreDueThanSendSlots_claimsOnlyWhatItCanSend_andNeverExceedsTheSlots() throws Exception {
+    void moreDueThanTheWindow_holdsNoMoreThanTheWindow_andClaimsAgainOnceHalfOfItIsFree() throws Exception {
         List<ScheduledMessage> messages = IntStream.range(0, 10)
                 .mapToObj(i -> fx.schedule(T0, "m" + i)).toList();
-        CountDownLatch entered = new CountDownLatch(3);
+        CountDownLatch entered = new CountDownLatch(4);
         CountDownLatch release = new CountDownLatch(1);
         fx.relay.always(fx.relay.held(entered, release));
-        DispatcherSettings threeSlots = new DispatcherSettings(deliverySettings, 3, 3, Duration.ofSeconds(30),
-                Duration.ofHours(1), Duration.ofMillis(50));
 
-        Dispatcher dispatcher = fx.start(delivery, signal, threeSlots);
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
         assertThat(entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 
-        assertThat(dispatcher.inFlight()).isEqualTo(3);
-        assertThat(messages.stream().filter(m -> fx.state(m).equals("sending")).count()).isEqualTo(3);
-        assertThat(messages.stream().filter(m -> fx.state(m).equals("scheduled")).count()).isEqualTo(7);
+        assertThat(dispatcher.inFlight()).isEqualTo(4);
+        assertThat(messages.stream().filter(m -> fx.state(m).equals("sending")).count()).isEqualTo(4);
+        assertThat(messages.stream().filter(m -> fx.state(m).equals("scheduled")).count()).isEqualTo(6);
+        assertThat(delivery.claimCalls.get()).as("no claim while less than half the window is free").isEqualTo(1);
         release.countDown();
         Await.until("all published", () -> messages.stream().allMatch(m -> fx.state(m).equals("published")));
 
-        assertThat(fx.relay.maxConcurrent()).isEqualTo(3);
+        assertThat(fx.relay.maxConcurrent()).isLessThanOrEqualTo(4);
         assertThat(messages).allSatisfy(m -> assertThat(fx.relay.sends(m.eventId())).isEqualTo(1));
         assertThat(fx.relay.early()).isEmpty();
     }
@@ -169,17 +176,34 @@ class DispatcherDeliveryTest {
     }
 
     @Test
-    void finishingWriteFails_afterRelayAccepted_reaperReturnsIt_resentAsDuplicate_publishedOnce() {
-        ScheduledMessage message = fx.schedule(T0, "F1 in memory");
-        delivery.failPublishedWrites(1);
+    void finishingWriteFailsTwiceWhileTheDatabaseRecovers_isTriedAgainWithinTheLease_andNothingIsResent() {
+        ScheduledMessage message = fx.schedule(T0, "brief outage");
+        delivery.failFinishes(2);
 
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("the failed finishing write", () -> dispatcher.counts().errors() == 1);
-        assertThat(fx.state(message)).isEqualTo("sending");
+        Await.until("publication", () -> fx.state(message).equals("published"));
 
+        assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
+        assertThat(dispatcher.counts().writeFailures()).isEqualTo(2);
+        assertThat(dispatcher.counts().reaped()).isZero();
+        assertThat(dispatcher.counts().published()).isEqualTo(1);
+        assertThat(fx.row(message).attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void finishingWriteFailsPastTheLease_reaperReturnsIt_resentAsDuplicate_publishedOnce() {
+        ScheduledMessage message = fx.schedule(T0, "F1 in memory");
+        delivery.failFinishes(Integer.MAX_VALUE);
+
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        Await.until("the failed finishing write", () -> dispatcher.counts().writeFailures() >= 1);
+        assertThat(fx.state(message)).isEqualTo("sending");
         fx.clock.set(fx.leaseUntil(message).plus(deliverySettings.reapGrace()).plusMillis(1));
         dispatcher.reapExpiredLeases();
+        Await.until("the second send", () -> fx.relay.sends(message.eventId()) == 2);
+        delivery.failFinishes(0);
         Await.until("publication", () -> fx.state(message).equals("published"));
+        Await.until("the first claim's write to come back lost", () -> dispatcher.counts().lostAfterSend() == 1);
 
         List<Receipt> receipts = fx.relay.receipts();
         assertThat(receipts).hasSize(2).allSatisfy(r -> assertThat(r.event().id()).isEqualTo(message.eventId()));
@@ -200,7 +224,7 @@ class DispatcherDeliveryTest {
         CompletableFuture<Dispatcher.Shutdown> stopping =
                 CompletableFuture.supplyAsync(() -> fx.stop(dispatcher, Duration.ofSeconds(10)));
         Await.until("the stop request", dispatcher::stopRequested);
-        Await.until("the claim loop to end", () -> dispatcher.claimLoopEnded());
+        Await.until("the claim loop to end", dispatcher::claimLoopEnded);
         assertThat(stopping).isNotDone();
         assertThat(dispatcher.inFlight()).isEqualTo(1);
         release.countDown();
@@ -212,7 +236,28 @@ class DispatcherDeliveryTest {
     }
 
     @Test
-    void stop_claimsNotYetStarted_areReleasedUnsent() throws Exception {
+    void stop_framesNotYetWritten_areGivenBackAtOnceUnsent() {
+        List<ScheduledMessage> messages = IntStream.range(0, 3).mapToObj(i -> fx.schedule(T0, "w" + i)).toList();
+        fx.relay.pause();
+        Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        Await.until("three frames waiting to be written", () -> fx.relay.waiting() == 3);
+
+        Dispatcher.Shutdown shutdown = fx.stop(dispatcher, Duration.ofSeconds(10));
+
+        assertThat(shutdown.withdrawn()).isEqualTo(3);
+        assertThat(shutdown.released()).isEqualTo(3);
+        assertThat(shutdown.unfinished()).isZero();
+        assertThat(messages).allSatisfy(m -> {
+            assertThat(fx.state(m)).isEqualTo("scheduled");
+            assertThat(fx.row(m).token()).isEmpty();
+            assertThat(fx.row(m).attempts()).isEqualTo(1);
+        });
+        fx.relay.resume();
+        assertThat(fx.relay.receipts()).isEmpty();
+    }
+
+    @Test
+    void stop_claimReturnsWhileStopping_itsMessagesAreGivenBackUnsent() throws Exception {
         List<ScheduledMessage> messages = IntStream.range(0, 3).mapToObj(i -> fx.schedule(T0, "r" + i)).toList();
         delivery.freezeBeforeNextClaimReturns();
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
@@ -247,6 +292,10 @@ class DispatcherDeliveryTest {
 
         assertThat(shutdown.unfinished()).isEqualTo(1);
         assertThat(shutdown.claimLoopStopped()).isTrue();
-        Await.until("the late answer to be recorded", () -> fx.state(message).equals("published"));
+        // Left to the reaper: its lease runs out, and the next claim sends it again (a duplicate at the relay).
+        assertThat(fx.state(message)).isEqualTo("sending");
+        fx.clock.set(fx.leaseUntil(message).plus(deliverySettings.reapGrace()).plusMillis(1));
+        assertThat(fx.deliveryStore.reap(deliverySettings.reapGrace())).isEqualTo(1);
+        assertThat(fx.state(message)).isEqualTo("scheduled");
     }
 }

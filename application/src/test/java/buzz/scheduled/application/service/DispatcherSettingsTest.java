@@ -46,7 +46,7 @@ class DispatcherSettingsTest {
 
     @Test
     void noDeliverySettings_refused() {
-        assertThatThrownBy(() -> new DispatcherSettings(null, 1, 1, Duration.ofSeconds(1), Duration.ofSeconds(1),
+        assertThatThrownBy(() -> new DispatcherSettings(null, 1, 1, DispatcherSettings.MIN_QUEUED_BYTES, Duration.ofSeconds(1), Duration.ofSeconds(1),
                 Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("delivery settings");
@@ -56,7 +56,7 @@ class DispatcherSettingsTest {
     void claimBatchLargerThanTheSendSlots_refused() {
         DeliverySettings delivery = delivery(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(2));
 
-        assertThatThrownBy(() -> new DispatcherSettings(delivery, 4, 5, Duration.ofSeconds(30), Duration.ofSeconds(5),
+        assertThatThrownBy(() -> new DispatcherSettings(delivery, 4, 5, DispatcherSettings.MIN_QUEUED_BYTES, Duration.ofSeconds(30), Duration.ofSeconds(5),
                 Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("claim batch must be 1..max in-flight (4), got 5");
@@ -66,17 +66,38 @@ class DispatcherSettingsTest {
     void zeroSendSlots_refused() {
         DeliverySettings delivery = delivery(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(2));
 
-        assertThatThrownBy(() -> new DispatcherSettings(delivery, 0, 1, Duration.ofSeconds(30), Duration.ofSeconds(5),
+        assertThatThrownBy(() -> new DispatcherSettings(delivery, 0, 1, DispatcherSettings.MIN_QUEUED_BYTES, Duration.ofSeconds(30), Duration.ofSeconds(5),
                 Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("max in-flight sends must be 1..10000, got 0");
     }
 
     @Test
+    void queuedBytesBelowOneLargeFrame_refused() {
+        DeliverySettings delivery = delivery(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(2));
+
+        assertThatThrownBy(() -> new DispatcherSettings(delivery, 4, 4, 1024, Duration.ofSeconds(30),
+                Duration.ofSeconds(5), Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("max queued bytes must be at least 65536, got 1024");
+    }
+
+    @Test
+    void defaults_windowOfAThousandClaimingWhenHalfIsFree() {
+        DispatcherSettings settings = DispatcherSettings.defaults(
+                delivery(Duration.ofSeconds(60), Duration.ofSeconds(10), Duration.ofSeconds(5)));
+
+        assertThat(settings.maxInFlight()).isEqualTo(1_000);
+        assertThat(settings.claimBatch()).isEqualTo(500);
+        assertThat(settings.claimWhenFree()).isEqualTo(500);
+        assertThat(settings.maxQueuedBytes()).isEqualTo(16L << 20);
+    }
+
+    @Test
     void zeroBackstopPoll_refused() {
         DeliverySettings delivery = delivery(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(2));
 
-        assertThatThrownBy(() -> new DispatcherSettings(delivery, 4, 4, Duration.ZERO, Duration.ofSeconds(5),
+        assertThatThrownBy(() -> new DispatcherSettings(delivery, 4, 4, DispatcherSettings.MIN_QUEUED_BYTES, Duration.ZERO, Duration.ofSeconds(5),
                 Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("backstop poll must be positive, got PT0S");

@@ -80,7 +80,7 @@ public final class DispatchToRelay {
         OUT.printf(Locale.ROOT, "JVM %s %s, %d processors, load average %s; PostgreSQL %s%n",
                 System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
                 Runtime.getRuntime().availableProcessors(), loadAverage(), serverVersion(options.databaseUrl()));
-        Side sidecar = (database, relay) -> SidecarDispatch.create(database, relay, options.inFlight(), CLOCK);
+        Side sidecar = (database, relay) -> SidecarDispatch.create(database, relay, 1000, 500, CLOCK);
         Side dbScheduler = (database, relay) -> DbSchedulerDispatch.create(database, relay, options.inFlight(),
                 options.lowerLimit(), options.upperLimit(), options.pollInterval(), CLOCK);
         try (LoopbackRelay relay = LoopbackRelay.start(CLOCK)) {

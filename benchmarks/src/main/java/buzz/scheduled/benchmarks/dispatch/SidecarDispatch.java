@@ -4,15 +4,16 @@ import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.adapters.postgres.PoolSettings;
 import buzz.scheduled.adapters.postgres.PostgresDataSources;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
-import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
 import buzz.scheduled.adapters.postgres.SchemaMigrator;
 import buzz.scheduled.adapters.relay.AuthEventSigner;
 import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.port.out.DeliveryObserver;
+import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.WallClock;
-import buzz.scheduled.application.service.DeliveryService;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.DispatcherSettings;
@@ -45,8 +46,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The sidecar's delivery wired by hand as bootstrap's {@code DeliveryModule} and {@code Sidecar} wire it, with the
- * production defaults of {@code SidecarConfig}: {@link Dispatcher} over {@link DeliveryService} over
- * {@link PostgresScheduleStore} on a HikariCP pool of the production size ({@link PoolSettings#DEFAULT}), the
+ * production defaults of {@code SidecarConfig}: {@link Dispatcher} over {@link PostgresDeliveryStore} on a HikariCP
+ * pool of the production size ({@link PoolSettings#DEFAULT}), the
  * default access policy ({@link RelayDecidesAccess}), {@link PostgresDueWorkSignal} ({@code LISTEN}) for wake-ups and
  * the {@link RelayClient} (JDK WebSocket) with a fresh sidecar key for NIP-42. Only the number of sends in flight
  * (and the claim batch, equal to it as in production) comes from the options.
@@ -70,17 +71,19 @@ final class SidecarDispatch implements SchedulerUnderTest {
     private final RelayClient relay;
     private final Dispatcher dispatcher;
     private final int inFlight;
+    private final int claimBatch;
     private final String schemaVersion;
     private boolean started;
     private boolean closed;
 
     private SidecarDispatch(HikariDataSource pool, PostgresDueWorkSignal signal, RelayClient relay,
-                            Dispatcher dispatcher, int inFlight, String schemaVersion) {
+                            Dispatcher dispatcher, int inFlight, int claimBatch, String schemaVersion) {
         this.pool = pool;
         this.signal = signal;
         this.relay = relay;
         this.dispatcher = dispatcher;
         this.inFlight = inFlight;
+        this.claimBatch = claimBatch;
         this.schemaVersion = schemaVersion;
     }
 
@@ -89,14 +92,15 @@ final class SidecarDispatch implements SchedulerUnderTest {
      *
      * @param database a scratch database
      * @param relayUrl the loopback relay
-     * @param inFlight {@code BUZZ_MAX_IN_FLIGHT} and {@code BUZZ_CLAIM_BATCH_SIZE}
+     * @param inFlight   {@code BUZZ_MAX_IN_FLIGHT}: the window of frames in flight
+     * @param claimBatch {@code BUZZ_CLAIM_BATCH_SIZE}: the largest claim
      * @param clock    the wall clock (NIP-42 AUTH events' {@code created_at})
      */
-    static SidecarDispatch create(DatabaseUrl database, URI relayUrl, int inFlight, WallClock clock) {
+    static SidecarDispatch create(DatabaseUrl database, URI relayUrl, int inFlight, int claimBatch, WallClock clock) {
         HikariDataSource pool = PostgresDataSources.create(database, PoolSettings.DEFAULT);
         try {
             String schemaVersion = new SchemaMigrator(pool).migrate().schemaVersion();
-            PostgresScheduleStore store = new PostgresScheduleStore(pool);
+            PostgresDeliveryStore store = new PostgresDeliveryStore(pool);
             DeliverySettings delivery = new DeliverySettings(LEASE, PUBLISH_TIMEOUT, LEASE_MARGIN, REAP_GRACE,
                     MAX_LATENESS, new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(120),
                     () -> ThreadLocalRandom.current().nextDouble()));
@@ -105,9 +109,10 @@ final class SidecarDispatch implements SchedulerUnderTest {
                     AuthEventSigner.with(new Bip340Signer(SecretKey.generate(random), random)), clock);
             PostgresDueWorkSignal signal = new PostgresDueWorkSignal(PostgresDueWorkSignal.connectorFor(database),
                     PostgresDueWorkSignal.ListenSettings.DEFAULT);
-            Dispatcher dispatcher = new Dispatcher(new DeliveryService(store, new RelayDecidesAccess(), delivery),
-                    relay, signal, new DispatcherSettings(delivery, inFlight, inFlight, POLL, REAP_EVERY, ERROR_PAUSE));
-            return new SidecarDispatch(pool, signal, relay, dispatcher, inFlight, schemaVersion);
+            Dispatcher dispatcher = new Dispatcher(store, relay, new RelayDecidesAccess(), RelayLimits.UNKNOWN, signal,
+                    DeliveryObserver.NONE, new DispatcherSettings(delivery, inFlight, claimBatch,
+                    DispatcherSettings.DEFAULT_MAX_QUEUED_BYTES, POLL, REAP_EVERY, ERROR_PAUSE));
+            return new SidecarDispatch(pool, signal, relay, dispatcher, inFlight, claimBatch, schemaVersion);
         } catch (RuntimeException e) {
             pool.close();
             throw e;
@@ -121,8 +126,9 @@ final class SidecarDispatch implements SchedulerUnderTest {
 
     @Override
     public String configuration() {
-        return String.format(Locale.ROOT, "Dispatcher: %d sends in flight, claim batch %d, lease %d s, publish timeout "
-                        + "%d s, LISTEN wake-ups, backstop poll %d s; schema V%s; pool %d", inFlight, inFlight,
+        return String.format(Locale.ROOT, "Dispatcher: window of %d frames in flight, claims of up to %d, lease %d s, "
+                        + "publish timeout %d s, LISTEN wake-ups, backstop poll %d s; schema V%s; pool %d", inFlight,
+                claimBatch,
                 LEASE.toSeconds(), PUBLISH_TIMEOUT.toSeconds(), POLL.toSeconds(), schemaVersion,
                 pool.getMaximumPoolSize());
     }

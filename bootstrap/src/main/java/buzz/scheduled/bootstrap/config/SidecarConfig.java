@@ -37,6 +37,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public static final String DATABASE_URL = "DATABASE_URL";
     public static final String BUZZ_DATA_DIR = "BUZZ_DATA_DIR";
     public static final String RELAY_URL = "RELAY_URL";
+    public static final String BUZZ_RELAY_AUTH_URL = "BUZZ_RELAY_AUTH_URL";
     public static final String HTTP_HOST = "HTTP_HOST";
     public static final String HTTP_PORT = "HTTP_PORT";
     public static final String PUBLIC_BASE_URL = "PUBLIC_BASE_URL";
@@ -64,7 +65,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public static final String BUZZ_RETENTION_DAYS = "BUZZ_RETENTION_DAYS";
 
     /** Every variable this configuration reads, for documentation and diagnostics. */
-    public static final Set<String> VARIABLES = Set.of(BUZZ_SCHEDULED_MESSAGES, DATABASE_URL, BUZZ_DATA_DIR, RELAY_URL,
+    public static final Set<String> VARIABLES = Set.of(BUZZ_SCHEDULED_MESSAGES, DATABASE_URL, BUZZ_DATA_DIR, RELAY_URL, BUZZ_RELAY_AUTH_URL,
             HTTP_HOST, HTTP_PORT, PUBLIC_BASE_URL, SIDECAR_SECRET_KEY_FILE, RELAY_OPERATOR_PUBKEYS, BUZZ_ACCESS_POLICY,
             BUZZ_ACCESS_URL, BUZZ_RELAY_PUBKEY, BUZZ_MAX_HORIZON_DAYS, BUZZ_MAX_LATENESS_SECONDS, BUZZ_RELAY_MAX_FUTURE_SECONDS,
             BUZZ_MAX_PENDING_PER_OWNER, BUZZ_ALLOWED_KINDS, BUZZ_DB_POOL_SIZE, BUZZ_LEASE_SECONDS,
@@ -122,6 +123,9 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
 
         URI relayUrl = env.uri(RELAY_URL, env.text(RELAY_URL, "ws://127.0.0.1:7777"), Set.of("ws", "wss"),
                 "a WebSocket URL");
+        URI relayAuthUrl = env.text(BUZZ_RELAY_AUTH_URL)
+                .map(url -> env.uri(BUZZ_RELAY_AUTH_URL, url, Set.of("ws", "wss"), "a WebSocket URL"))
+                .orElse(relayUrl);
         Path keyFile = env.path(SIDECAR_SECRET_KEY_FILE, dataDirectory.resolve("sidecar.key"));
 
         Set<PublicKey> operators = operatorKeys(env);
@@ -164,8 +168,8 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                     + retryMax.toSeconds() + ") must not be below " + BUZZ_RETRY_BASE_SECONDS + " ("
                     + retryBase.toSeconds() + ")");
         }
-        int maxInFlight = (int) env.integer(BUZZ_MAX_IN_FLIGHT, 32, 1, 10_000, "sends");
-        int claimBatch = (int) env.integer(BUZZ_CLAIM_BATCH_SIZE, Math.min(32, maxInFlight), 1, 10_000, "messages");
+        int maxInFlight = (int) env.integer(BUZZ_MAX_IN_FLIGHT, 1_000, 1, 10_000, "frames");
+        int claimBatch = (int) env.integer(BUZZ_CLAIM_BATCH_SIZE, Math.min(500, maxInFlight), 1, 10_000, "messages");
         if (claimBatch > maxInFlight) {
             throw new InvalidConfigurationException(BUZZ_CLAIM_BATCH_SIZE, BUZZ_CLAIM_BATCH_SIZE + " (" + claimBatch
                     + ") must not exceed " + BUZZ_MAX_IN_FLIGHT + " (" + maxInFlight + ")");
@@ -178,7 +182,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                 Duration.ofDays(env.integer(BUZZ_RETENTION_DAYS, 7, 1, 3650, "days")));
 
         return new SidecarConfig(enabled, dataDirectory, new Database(databaseUrl, poolSize),
-                new Http(host, port, URI.create(withoutSlash)), new Relay(relayUrl, keyFile),
+                new Http(host, port, URI.create(withoutSlash)), new Relay(relayUrl, relayAuthUrl, keyFile),
                 new Access(operators, policy, accessUrl, relayPubkey), limits, delivery);
     }
 
@@ -305,12 +309,14 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
 
     /**
      * @param url           {@code RELAY_URL}, a ws:// or wss:// URL (default ws://127.0.0.1:7777)
+     * @param authUrl       {@code BUZZ_RELAY_AUTH_URL}: the relay's public URL for the NIP-42 AUTH {@code relay} tag
+     *                      (default {@code RELAY_URL})
      * @param secretKeyFile {@code SIDECAR_SECRET_KEY_FILE} (default {@code BUZZ_DATA_DIR/sidecar.key})
      */
-    public record Relay(URI url, Path secretKeyFile) {
+    public record Relay(URI url, URI authUrl, Path secretKeyFile) {
         public Relay {
-            if (url == null || secretKeyFile == null) {
-                throw new IllegalArgumentException("relay configuration needs a URL and a key file");
+            if (url == null || authUrl == null || secretKeyFile == null) {
+                throw new IllegalArgumentException("relay configuration needs a URL, an AUTH URL and a key file");
             }
         }
     }
@@ -358,9 +364,10 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
      * @param reapGrace      {@code BUZZ_REAP_GRACE_SECONDS} (default 10 s): wait after a lease ends before reaping
      * @param retryBase      {@code BUZZ_RETRY_BASE_SECONDS} (default 2 s): first retry delay before jitter
      * @param retryMax       {@code BUZZ_RETRY_MAX_SECONDS} (default 120 s): largest retry delay before jitter
-     * @param claimBatchSize {@code BUZZ_CLAIM_BATCH_SIZE} (default 32, at most {@code maxInFlight}): most messages
-     *                       claimed in one transaction
-     * @param maxInFlight    {@code BUZZ_MAX_IN_FLIGHT} (default 32): most sends this node runs at once
+     * @param claimBatchSize {@code BUZZ_CLAIM_BATCH_SIZE} (default 500, at most {@code maxInFlight}): most messages
+     *                       claimed in one statement
+     * @param maxInFlight    {@code BUZZ_MAX_IN_FLIGHT} (default 1000): the window, most event frames this node has
+     *                       waiting for the relay's answer at once
      * @param pollInterval   {@code BUZZ_POLL_SECONDS} (default 30 s): the dispatcher's backstop poll
      * @param shutdownGrace  {@code BUZZ_SHUTDOWN_GRACE_SECONDS} (default 15 s): how long in-flight sends may
      *                       finish on shutdown

@@ -207,9 +207,14 @@ public record ScheduledMessage(
     // Delivery (SPEC §3.6–3.8, DELIVERY.md)
 
     /**
-     * Claims it for a dispatcher: only from {@code scheduled}, only when due and past any retry time.
+     * Claims it for a dispatcher, straight into {@code sending} (docs/delivery.md, "The hot path"): only from
+     * {@code scheduled}, only when due and past any retry time. From this moment edits and cancels answer
+     * {@code dispatching}; the checks that remain before the frame leaves ({@link PreSendCheck}, the access policy)
+     * end the message from {@code sending} if they fail.
      *
-     * @param now the database clock
+     * @param token      the claim's fencing token
+     * @param leaseUntil when the claim lapses unless renewed (store clock)
+     * @param now        the database clock
      */
     public DeliveryOutcome claim(FencingToken token, Instant leaseUntil, Instant now) {
         if (!(state instanceof Scheduled scheduled)) {
@@ -224,34 +229,7 @@ public record ScheduledMessage(
         if (!leaseUntil.isAfter(now)) {
             throw new IllegalArgumentException("lease must end after now");
         }
-        return new DeliveryOutcome.Moved(with(new Claimed(token, leaseUntil), attempts + 1, now));
-    }
-
-    /**
-     * The fenced pre-send step: {@code claimed → sending} when the claim is still this dispatcher's (same
-     * token and revision), the lease has at least {@code minLeaseLeft} to run, and it is not too late. A
-     * message later than {@code maxLateness} past due fails {@code expired} instead.
-     *
-     * @param now the database clock
-     */
-    public DeliveryOutcome startSending(FencingToken token, Revision claimedRevision, Duration minLeaseLeft,
-                                       Duration maxLateness, Instant now) {
-        if (!(state instanceof Claimed claimed) || !claimed.token().equals(token)) {
-            return new DeliveryOutcome.Fenced("claim " + token + " is no longer held (state " + state.wireName() + ")");
-        }
-        if (!revision.equals(claimedRevision)) {
-            return new DeliveryOutcome.Fenced("revision " + claimedRevision + " was superseded by " + revision);
-        }
-        if (now.isBefore(dueAt)) {
-            throw new IllegalStateException("message " + id + " claimed before its due time " + dueAt);
-        }
-        if (Lateness.expired(dueAt, maxLateness, now)) {
-            return new DeliveryOutcome.Moved(terminate(new Failed(FailureReason.EXPIRED, now), now));
-        }
-        if (claimed.leaseUntil().isBefore(now.plus(minLeaseLeft))) {
-            return new DeliveryOutcome.Fenced("lease ends at " + claimed.leaseUntil() + ", too soon to send");
-        }
-        return new DeliveryOutcome.Moved(with(new Sending(token, claimed.leaseUntil()), attempts, now));
+        return new DeliveryOutcome.Moved(with(new Sending(token, leaseUntil), attempts + 1, now));
     }
 
     /** Records the relay's acceptance; only the holder of {@code token} in {@code sending} may. */
@@ -284,9 +262,13 @@ public record ScheduledMessage(
         return new DeliveryOutcome.Moved(terminate(new Failed(reason, now), now));
     }
 
-    /** Gives an unstarted claim back (graceful shutdown): {@code claimed → scheduled}, due as before. */
+    /**
+     * Gives back a claim whose event was never written to the relay (graceful shutdown): {@code claimed} or
+     * {@code sending} held by {@code token} → {@code scheduled}, due as before. The caller vouches that nothing left;
+     * a frame that may have reached the relay is finished or left to the reaper instead.
+     */
     public DeliveryOutcome release(FencingToken token, Instant now) {
-        if (!(state instanceof Claimed claimed) || !claimed.token().equals(token)) {
+        if (!holds(token)) {
             return fenced(token);
         }
         return new DeliveryOutcome.Moved(with(Scheduled.NOW, attempts, now));

@@ -28,7 +28,6 @@ final class MessageFixture {
 
     static final Duration RELAY_WINDOW = Duration.ofSeconds(900);
     static final Duration MAX_LATENESS = Duration.ofSeconds(900);
-    static final Duration MIN_LEASE_LEFT = Duration.ofSeconds(10);
 
     static final AdmissionRules RULES = new AdmissionRules(
             AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, Duration.ofDays(120));

@@ -3,7 +3,6 @@ package buzz.scheduled.domain.schedule;
 import static buzz.scheduled.domain.schedule.MessageFixture.DUE;
 import static buzz.scheduled.domain.schedule.MessageFixture.LEASE_UNTIL;
 import static buzz.scheduled.domain.schedule.MessageFixture.MAX_LATENESS;
-import static buzz.scheduled.domain.schedule.MessageFixture.MIN_LEASE_LEFT;
 import static buzz.scheduled.domain.schedule.MessageFixture.NOW;
 import static buzz.scheduled.domain.schedule.MessageFixture.OTHER_TOKEN;
 import static buzz.scheduled.domain.schedule.MessageFixture.REVISED;
@@ -18,7 +17,6 @@ import buzz.scheduled.domain.schedule.ScheduleState.Failed;
 import buzz.scheduled.domain.schedule.ScheduleState.Published;
 import buzz.scheduled.domain.schedule.ScheduleState.Scheduled;
 import buzz.scheduled.domain.schedule.ScheduleState.Sending;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -29,17 +27,15 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The guarantees of DELIVERY.md at the aggregate: a write on behalf of a claim applies only while that claim
- * (token and revision) still holds, nothing is claimed early, and the pre-send step refuses late or
- * short-leased work.
+ * The guarantees of docs/delivery.md at the aggregate: a write on behalf of a claim applies only while that claim
+ * (its token) still holds, nothing is claimed early, and a claim goes straight into {@code sending}. The checks
+ * after the claim are {@link PreSendCheckTest}'s.
  */
 class ScheduledMessageFencingTest {
 
     /** Every delivery transition that acts on behalf of a claim, with the token it acts for. */
     static Stream<Arguments> tokenTransitions() {
         return Stream.of(
-                transition("startSending", (m, token) ->
-                        m.startSending(token, m.revision(), MIN_LEASE_LEFT, MAX_LATENESS, NOW)),
                 transition("publish", (m, token) -> m.publish(token, NOW)),
                 transition("retryLater", (m, token) -> m.retryLater(token, NOW.plusSeconds(30), MAX_LATENESS, NOW)),
                 transition("fail", (m, token) -> m.fail(token, FailureReason.RELAY_REJECTED, NOW)),
@@ -79,34 +75,11 @@ class ScheduledMessageFencingTest {
         ScheduledMessage edited = changed(MessageFixture.claimed().revise(REVISED, Revision.FIRST, NOW));
         Instant revisedDue = REVISED.dueAt();
         ScheduledMessage reclaimed = moved(edited.claim(OTHER_TOKEN, revisedDue.plusSeconds(60), revisedDue));
-        ScheduledMessage reclaimedSending = moved(reclaimed.startSending(OTHER_TOKEN, new Revision(2),
-                MIN_LEASE_LEFT, MAX_LATENESS, revisedDue));
 
-        for (ScheduledMessage current : new ScheduledMessage[] {edited, reclaimed, reclaimedSending}) {
+        for (ScheduledMessage current : new ScheduledMessage[] {edited, reclaimed}) {
             assertThat(call.apply(current, TOKEN)).as("%s with the revoked token in %s", name,
                     current.state().wireName()).isInstanceOf(DeliveryOutcome.Fenced.class);
         }
-    }
-
-    @Test
-    void startSending_withSupersededRevision_isFenced() {
-        ScheduledMessage claimedRevision2 = new ScheduledMessage(MessageFixture.ID, EventFixture.OWNER,
-                REVISED.channel(), new Revision(2), REVISED.event().id(), DUE, Optional.of(REVISED.event()),
-                new Claimed(TOKEN, LEASE_UNTIL), 1, MessageFixture.ADMITTED, MessageFixture.ADMITTED);
-
-        DeliveryOutcome outcome = claimedRevision2.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS,
-                NOW);
-
-        assertThat(outcome).isInstanceOfSatisfying(DeliveryOutcome.Fenced.class,
-                fenced -> assertThat(fenced.why()).contains("revision 1").contains("superseded by 2"));
-    }
-
-    @Test
-    void startSending_withNewerRevisionThanStored_isFenced() {
-        DeliveryOutcome outcome = MessageFixture.claimed().startSending(TOKEN, new Revision(2), MIN_LEASE_LEFT,
-                MAX_LATENESS, NOW);
-
-        assertThat(outcome).isInstanceOf(DeliveryOutcome.Fenced.class);
     }
 
     @Test
@@ -119,19 +92,17 @@ class ScheduledMessageFencingTest {
         assertThat(edited.revision()).isEqualTo(new Revision(2));
         assertThat(edited.token()).isEmpty();
         assertThat(edited.event()).contains(REVISED.event());
-        // The dispatcher that claimed revision 1 comes back for its pre-send step: with either revision, 0 rows.
-        assertThat(edited.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS, NOW))
-                .isInstanceOf(DeliveryOutcome.Fenced.class);
-        assertThat(edited.startSending(TOKEN, new Revision(2), MIN_LEASE_LEFT, MAX_LATENESS,
-                REVISED.dueAt())).isInstanceOf(DeliveryOutcome.Fenced.class);
+        // The dispatcher that claimed revision 1 comes back to record an outcome: 0 rows.
+        assertThat(edited.publish(TOKEN, NOW)).isInstanceOf(DeliveryOutcome.Fenced.class);
+        assertThat(edited.fail(TOKEN, FailureReason.EXPIRED, NOW)).isInstanceOf(DeliveryOutcome.Fenced.class);
     }
 
     @Test
-    void cancel_inClaimed_fencesTheClaimantsPreSendStep() {
+    void cancel_inClaimed_fencesTheClaimantsWrites() {
         ScheduledMessage cancelled = changed(MessageFixture.claimed().cancel(NOW));
 
-        assertThat(cancelled.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS, NOW))
-                .isInstanceOf(DeliveryOutcome.Fenced.class);
+        assertThat(cancelled.publish(TOKEN, NOW)).isInstanceOf(DeliveryOutcome.Fenced.class);
+        assertThat(cancelled.release(TOKEN, NOW)).isInstanceOf(DeliveryOutcome.Fenced.class);
         assertThat(cancelled.event()).isEmpty();
     }
 
@@ -140,8 +111,7 @@ class ScheduledMessageFencingTest {
         ScheduledMessage again = changed(MessageFixture.claimed().sendNow(MessageFixture.RELAY_WINDOW, NOW));
 
         assertThat(again.revision()).isEqualTo(Revision.FIRST);
-        assertThat(again.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS, NOW))
-                .isInstanceOf(DeliveryOutcome.Fenced.class);
+        assertThat(again.renewLease(TOKEN, NOW.plusSeconds(60), NOW)).isInstanceOf(DeliveryOutcome.Fenced.class);
     }
 
     @Test
@@ -151,8 +121,8 @@ class ScheduledMessageFencingTest {
         OwnerOutcome outcome = claimed.revise(REVISED, new Revision(2), NOW);
 
         assertThat(outcome).isEqualTo(new OwnerOutcome.RevisionConflict(Revision.FIRST));
-        assertThat(moved(claimed.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS, NOW)).state())
-                .isInstanceOf(Sending.class);
+        assertThat(moved(claimed.renewLease(TOKEN, NOW.plusSeconds(60), NOW)).state())
+                .isEqualTo(new Claimed(TOKEN, NOW.plusSeconds(60)));
     }
 
     @Test
@@ -182,10 +152,10 @@ class ScheduledMessageFencingTest {
     }
 
     @Test
-    void claim_exactlyAtDueTime_claims() {
+    void claim_exactlyAtDueTime_claimsStraightIntoSending() {
         ScheduledMessage claimed = moved(MessageFixture.scheduled().claim(TOKEN, DUE.plusSeconds(60), DUE));
 
-        assertThat(claimed.state()).isEqualTo(new Claimed(TOKEN, DUE.plusSeconds(60)));
+        assertThat(claimed.state()).isEqualTo(new Sending(TOKEN, DUE.plusSeconds(60)));
         assertThat(claimed.attempts()).isEqualTo(1);
     }
 
@@ -207,7 +177,7 @@ class ScheduledMessageFencingTest {
 
         ScheduledMessage claimed = moved(waiting.claim(TOKEN, retryAt.plusSeconds(60), retryAt));
 
-        assertThat(claimed.state()).isEqualTo(new Claimed(TOKEN, retryAt.plusSeconds(60)));
+        assertThat(claimed.state()).isEqualTo(new Sending(TOKEN, retryAt.plusSeconds(60)));
         assertThat(claimed.attempts()).isEqualTo(2);
     }
 
@@ -216,69 +186,6 @@ class ScheduledMessageFencingTest {
         assertThatThrownBy(() -> MessageFixture.scheduled().claim(TOKEN, NOW, NOW))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("lease");
-    }
-
-    @Test
-    void startSending_pastLatenessLimit_failsExpiredAndPurges() {
-        Instant tooLate = DUE.plus(MAX_LATENESS).plusSeconds(1);
-        ScheduledMessage claimed = MessageFixture.in(new Claimed(TOKEN, tooLate.plusSeconds(60)), 1);
-
-        ScheduledMessage failed = moved(claimed.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS,
-                tooLate));
-
-        assertThat(failed.state()).isEqualTo(new Failed(FailureReason.EXPIRED, tooLate));
-        assertThat(failed.event()).isEmpty();
-        assertThat(failed.failureReason()).contains(FailureReason.EXPIRED);
-    }
-
-    @Test
-    void startSending_exactlyAtLatenessLimit_sends() {
-        Instant limit = DUE.plus(MAX_LATENESS);
-        ScheduledMessage claimed = MessageFixture.in(new Claimed(TOKEN, limit.plusSeconds(60)), 1);
-
-        ScheduledMessage sending = moved(claimed.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS,
-                limit));
-
-        assertThat(sending.state()).isEqualTo(new Sending(TOKEN, limit.plusSeconds(60)));
-    }
-
-    @Test
-    void startSending_withLeaseShorterThanTheMinimum_isFenced() {
-        ScheduledMessage claimed = MessageFixture.claimed();
-        Instant tooLate = LEASE_UNTIL.minus(MIN_LEASE_LEFT).plusMillis(1);
-
-        DeliveryOutcome outcome = claimed.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS, tooLate);
-
-        assertThat(outcome).isInstanceOfSatisfying(DeliveryOutcome.Fenced.class,
-                fenced -> assertThat(fenced.why()).contains("lease ends at " + LEASE_UNTIL));
-    }
-
-    @Test
-    void startSending_withExactlyTheMinimumLeaseLeft_sends() {
-        Instant lastMoment = LEASE_UNTIL.minus(MIN_LEASE_LEFT);
-
-        ScheduledMessage sending = moved(MessageFixture.claimed().startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT,
-                MAX_LATENESS, lastMoment));
-
-        assertThat(sending.state()).isInstanceOf(Sending.class);
-    }
-
-    @Test
-    void startSending_withLeaseAlreadyOver_isFenced() {
-        DeliveryOutcome outcome = MessageFixture.claimed().startSending(TOKEN, Revision.FIRST, Duration.ZERO,
-                MAX_LATENESS, LEASE_UNTIL.plusNanos(1));
-
-        assertThat(outcome).isInstanceOf(DeliveryOutcome.Fenced.class);
-    }
-
-    @Test
-    void startSending_claimedBeforeDue_isABrokenInvariant() {
-        ScheduledMessage corrupt = MessageFixture.in(new Claimed(TOKEN, DUE.plusSeconds(60)), 1);
-
-        assertThatThrownBy(() -> corrupt.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS,
-                DUE.minusSeconds(1)))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(MessageFixture.ID.toString());
     }
 
     @Test
@@ -332,12 +239,26 @@ class ScheduledMessageFencingTest {
     }
 
     @Test
+    void revoke_inSending_isLeftToTheClaimantsFencedWrite() {
+        assertThat(MessageFixture.sending().revoke(FailureReason.CHANNEL_DELETED, NOW))
+                .isInstanceOf(DeliveryOutcome.Fenced.class);
+    }
+
+    @Test
+    void release_inSendingWithItsToken_reschedulesAtOnceKeepingTheAttempt() {
+        ScheduledMessage released = moved(MessageFixture.sending().release(TOKEN, NOW));
+
+        assertThat(released.state()).isEqualTo(Scheduled.NOW);
+        assertThat(released.attempts()).isEqualTo(MessageFixture.sending().attempts());
+        assertThat(released.event()).isEqualTo(MessageFixture.sending().event());
+    }
+
+    @Test
     void revoke_inClaimed_fencesTheClaimant() {
         ScheduledMessage revoked = moved(MessageFixture.claimed().revoke(FailureReason.MEMBER_REMOVED, NOW));
 
         assertThat(revoked.state()).isEqualTo(new Failed(FailureReason.MEMBER_REMOVED, NOW));
-        assertThat(revoked.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS, NOW))
-                .isInstanceOf(DeliveryOutcome.Fenced.class);
+        assertThat(revoked.publish(TOKEN, NOW)).isInstanceOf(DeliveryOutcome.Fenced.class);
     }
 
     @Test
@@ -350,9 +271,7 @@ class ScheduledMessageFencingTest {
         assertThat(admitted.attempts()).isZero();
 
         ScheduledMessage claimed = moved(admitted.claim(TOKEN, LEASE_UNTIL, NOW));
-        ScheduledMessage renewed = moved(claimed.renewLease(TOKEN, LEASE_UNTIL.plusSeconds(30), NOW));
-        ScheduledMessage sending = moved(renewed.startSending(TOKEN, Revision.FIRST, MIN_LEASE_LEFT, MAX_LATENESS,
-                NOW));
+        ScheduledMessage sending = moved(claimed.renewLease(TOKEN, LEASE_UNTIL.plusSeconds(30), NOW));
         ScheduledMessage published = moved(sending.publish(TOKEN, NOW.plusSeconds(1)));
 
         assertThat(sending.token()).contains(TOKEN);

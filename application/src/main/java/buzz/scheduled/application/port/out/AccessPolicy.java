@@ -13,6 +13,14 @@ public interface AccessPolicy {
     /** Asks about {@code owner} posting {@code kind} in {@code channel}; never throws for a denial. */
     AccessDecision check(PublicKey owner, Channel channel, int kind);
 
+    /**
+     * Whether delivery must ask {@link #check} again right before publishing. A policy that always allows and leaves
+     * the decision to the relay's own answer says no, and delivery skips the question (and reading the event's kind).
+     */
+    default boolean checksBeforeDelivery() {
+        return true;
+    }
+
     /** The policy's answer. */
     sealed interface AccessDecision {
         /** Allowed. */

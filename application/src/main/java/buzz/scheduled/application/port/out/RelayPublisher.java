@@ -1,25 +1,68 @@
 package buzz.scheduled.application.port.out;
 
+import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
-
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
- * Publishes an already signed event to the relay (NIP-01 {@code ["EVENT", <event>]}) and reports the relay's
- * answer classified per SPEC §3.7. Implementations send the event exactly as signed, answer NIP-42 AUTH
- * when the relay asks for it, and never throw for relay trouble: every outcome is a {@link PublishResult}.
+ * Publishes already signed events to the relay (NIP-01 {@code ["EVENT", <event>]}) and reports each answer
+ * classified as docs/delivery.md describes. Implementations send the event exactly as signed, answer NIP-42 AUTH
+ * when the relay asks for it, resolve an unknown outcome (no answer in time, a connection lost after the frame was
+ * written) by asking the relay for the event id before reporting it transient, and never throw for relay trouble:
+ * every outcome is a {@link PublishResult}.
  */
 public interface RelayPublisher {
 
     /**
-     * Sends {@code event} and waits for the relay's {@code OK}.
+     * Sends {@code event} and waits for the relay's answer.
      *
      * @param event   the exact signed event to publish
      * @param timeout the longest this call may take, connection, AUTH and one retry included; positive
      * @return {@link PublishResult.Published} for {@code OK true} (also {@code duplicate:}),
      *         {@link PublishResult.Rejected} for a permanent refusal, {@link PublishResult.Transient} for
-     *         anything worth retrying later (rate limit, relay error, unknown answer, timeout, dropped socket)
+     *         anything worth retrying later, {@link PublishResult.NotSent} when the frame never left
      * @throws IllegalArgumentException when {@code timeout} is not positive
      */
     PublishResult publish(NostrEvent event, Duration timeout);
+
+    /**
+     * Queues {@code publication} behind the frames already waiting on the relay connection and returns at once (the
+     * pipelined path: many frames wait for their {@code OK}s together). {@code answer} is called exactly once, on a
+     * relay thread, with the outcome; it must be quick and must not throw. The frame is never written to the socket
+     * after {@link Publication#sendBy()}: such a publication is answered {@link PublishResult.NotSent}.
+     */
+    void publish(Publication publication, Consumer<PublishResult> answer);
+
+    /**
+     * Takes back every queued publication whose frame has not been written yet, answering each
+     * {@link PublishResult.NotSent} (graceful shutdown: their claims can be given back at once).
+     *
+     * @return how many were taken back
+     */
+    int withdrawUnsent();
+
+    /**
+     * One stored event to publish.
+     *
+     * @param eventId   the event's id (the relay's {@code OK} names it)
+     * @param eventJson the exact signed event as NIP-01 wire JSON (sent as it is, inside {@code ["EVENT", …]})
+     * @param sendBy    a {@link System#nanoTime()} reading after which the frame must not be written to the socket
+     * @param held      asked right before the frame is written: false means the claim was lost, and the frame is
+     *                  not written ({@link PublishResult.NotSent})
+     * @param timeout   how long to wait for the relay's answer once the frame is written (never past
+     *                  {@code sendBy}); positive
+     */
+    record Publication(EventId eventId, String eventJson, long sendBy, BooleanSupplier held, Duration timeout) {
+        public Publication {
+            if (eventId == null || eventJson == null || eventJson.isEmpty() || held == null) {
+                throw new IllegalArgumentException("a publication needs an event id, the event's JSON and a claim "
+                        + "check");
+            }
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("publish timeout must be positive, got " + timeout);
+            }
+        }
+    }
 }

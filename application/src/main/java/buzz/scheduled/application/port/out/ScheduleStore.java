@@ -3,21 +3,18 @@ package buzz.scheduled.application.port.out;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
-import buzz.scheduled.domain.schedule.FencingToken;
-import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * Durable storage of scheduled messages, aggregate-shaped. Writes are compare-and-set; every delivery
- * decision ("is it due", "has the lease expired") is taken on the store's clock ({@link #now()}), never on
- * the caller's. Implementations: PostgreSQL (production) and an in-memory fake (tests).
+ * Durable storage of scheduled messages for the owner's and the operator's use cases, aggregate-shaped. Writes are
+ * compare-and-set. The dispatcher's storage is the narrower {@link DeliveryStore}. Implementations: PostgreSQL
+ * (production) and an in-memory fake (tests).
  */
 public interface ScheduleStore {
 
@@ -57,49 +54,6 @@ public interface ScheduleStore {
 
     /** Whether the channel has a deletion tombstone. */
     boolean channelDeleted(Channel channel);
-
-    /**
-     * Claims up to {@code limit} due messages ({@code scheduled}, due time and retry time ≤ the store's now),
-     * oldest due first, skipping rows other claimers hold: each gets a fresh fencing token, a lease of
-     * {@code lease} from the store's now, and one more attempt. Committed before this returns.
-     */
-    List<ScheduledMessage> claimDue(int limit, Duration lease);
-
-    /**
-     * The pre-send step's common case as one conditional write on the store's clock: {@code claimed → sending}
-     * when the row still holds {@code claim} at {@code revision}, is due, is not more than {@code maxLateness}
-     * past due, has at least {@code minLeaseLeft} of its lease left, and its channel has no tombstone. Writes
-     * nothing and answers empty when any condition fails; the caller then takes the general path (read, domain
-     * transition, {@link #replace}) to find out which and act on it.
-     */
-    Optional<SendingStarted> startSending(Claim claim, Revision revision, Duration minLeaseLeft, Duration maxLateness);
-
-    /**
-     * Records the relay's acceptance as one conditional write: {@code sending → published} at the store's now,
-     * if the row is still in {@code sending} under {@code claim} at {@code revision}.
-     *
-     * @return false when the claim no longer holds the message (nothing written)
-     */
-    boolean markPublished(Claim claim, Revision revision);
-
-    /**
-     * Extends the leases of claims still held ({@code claimed} or {@code sending} with the same token) to the
-     * store's now + {@code lease}.
-     *
-     * @return the ids whose lease was renewed
-     */
-    Set<ScheduleId> renewLeases(Collection<Claim> claims, Duration lease);
-
-    /**
-     * Returns messages whose lease ended more than {@code grace} ago to {@code scheduled}, clearing the token.
-     * Idempotent and safe to run on several nodes at once.
-     *
-     * @return how many were returned
-     */
-    int reapExpiredLeases(Duration grace);
-
-    /** The earliest time any {@code scheduled} message becomes claimable (max of due and retry time). */
-    Optional<Instant> nextDueAt();
 
     /** Scopes an idempotency key to its owner. */
     record IdempotencyKey(PublicKey owner, String key) {
@@ -162,15 +116,6 @@ public interface ScheduleStore {
         }
     }
 
-    /**
-     * A successful fast pre-send step.
-     *
-     * @param now        the store's clock when the write happened
-     * @param leaseUntil the claim's lease end (as renewed so far)
-     */
-    record SendingStarted(Instant now, Instant leaseUntil) {
-    }
-
     /** The outcome of {@link #replaceRevision}. */
     sealed interface ReviseResult {
         /** Written. */
@@ -188,10 +133,6 @@ public interface ScheduleStore {
         /** The channel already has the maximum due in that window; nothing written. */
         record ChannelWindowFull(int limit, Instant windowStart) implements ReviseResult {
         }
-    }
-
-    /** A claim to renew: the message and the token its dispatcher holds. */
-    record Claim(ScheduleId id, FencingToken token) {
     }
 
     /**

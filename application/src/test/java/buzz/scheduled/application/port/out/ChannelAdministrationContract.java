@@ -43,6 +43,7 @@ public abstract class ChannelAdministrationContract {
     protected static final Channel RANDOM = new Channel("random");
 
     protected ScheduleStore store;
+    protected DeliveryStore delivery;
     protected ChannelAdministration administration;
 
     /** A store with no messages, keys or tombstones. */
@@ -50,6 +51,9 @@ public abstract class ChannelAdministrationContract {
 
     /** The administration port over the store {@link #emptyStore()} returned last. */
     protected abstract ChannelAdministration administration();
+
+    /** The delivery store over the store {@link #emptyStore()} returned last. */
+    protected abstract DeliveryStore deliveryStore();
 
     /** Makes {@code duration} pass on the store's clock, as far as every stored time is concerned. */
     protected abstract void letTimePass(Duration duration);
@@ -61,6 +65,7 @@ public abstract class ChannelAdministrationContract {
     void open() {
         store = emptyStore();
         administration = administration();
+        delivery = deliveryStore();
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -69,12 +74,12 @@ public abstract class ChannelAdministrationContract {
     @Test
     void deleteChannel_pendingMessages_failChannelDeletedAndLoseTheirPayloads() {
         ScheduledMessage scheduled = created(ALICE, GENERAL, Duration.ofHours(1));
-        ScheduledMessage claimed = claimed(created(BOB, GENERAL, Duration.ofSeconds(-30)));
+        ScheduledMessage retrying = retrying(created(BOB, GENERAL, Duration.ofSeconds(-30)));
 
         ChannelDeleted deleted = administration.deleteChannel(GENERAL);
 
         assertThat(deleted).isEqualTo(new ChannelDeleted(2, 2, 0, true));
-        for (ScheduledMessage before : List.of(scheduled, claimed)) {
+        for (ScheduledMessage before : List.of(scheduled, retrying)) {
             ScheduledMessage after = store.find(before.id()).orElseThrow();
             assertThat(after.failureReason()).contains(FailureReason.CHANNEL_DELETED);
             assertThat(after.event()).isEmpty();
@@ -134,18 +139,6 @@ public abstract class ChannelAdministrationContract {
         assertThat(finishingWrite).isTrue();
         assertThat(repeat).isEqualTo(new ChannelDeleted(0, 1, 0, false));
         assertThat(payloadStored(sending.id())).isFalse();
-    }
-
-    @Test
-    void deleteChannel_claimedMessage_revokesTheClaimSoTheClaimantsFencedWriteLoses() {
-        ScheduledMessage claimed = claimed(created(ALICE, GENERAL, Duration.ofSeconds(-30)));
-
-        administration.deleteChannel(GENERAL);
-        ScheduledMessage toSending = moved(claimed.startSending(claimed.token().orElseThrow(), claimed.revision(),
-                Duration.ZERO, Duration.ofHours(1), now()));
-
-        assertThat(store.replace(claimed, toSending)).isFalse();
-        assertThat(store.find(claimed.id()).orElseThrow().failureReason()).contains(FailureReason.CHANNEL_DELETED);
     }
 
     @Test
@@ -220,7 +213,7 @@ public abstract class ChannelAdministrationContract {
     @Test
     void removeMember_failsOnlyThatMembersPendingMessagesInThatChannel() {
         ScheduledMessage alicesHere = created(ALICE, GENERAL, Duration.ofHours(1));
-        ScheduledMessage alicesClaimed = claimed(created(ALICE, GENERAL, Duration.ofSeconds(-30)));
+        ScheduledMessage alicesRetrying = retrying(created(ALICE, GENERAL, Duration.ofSeconds(-30)));
         ScheduledMessage alicesElsewhere = created(ALICE, RANDOM, Duration.ofHours(1));
         ScheduledMessage bobsHere = created(BOB, GENERAL, Duration.ofHours(1));
 
@@ -229,7 +222,7 @@ public abstract class ChannelAdministrationContract {
 
         assertThat(removed).isEqualTo(new MemberRemoved(2, 0));
         assertThat(repeat).isEqualTo(new MemberRemoved(0, 0));
-        for (ScheduledMessage before : List.of(alicesHere, alicesClaimed)) {
+        for (ScheduledMessage before : List.of(alicesHere, alicesRetrying)) {
             ScheduledMessage after = store.find(before.id()).orElseThrow();
             assertThat(after.failureReason()).contains(FailureReason.MEMBER_REMOVED);
             assertThat(payloadStored(before.id())).isFalse();
@@ -359,7 +352,7 @@ public abstract class ChannelAdministrationContract {
         assertThat(reservations.overdue()).isEqualTo(3);
         assertThat(reservations.nextDue()).contains(future.dueAt());
         assertThat(List.of(claimed.state().wireName(), retrying.state().wireName()))
-                .containsExactly("claimed", "scheduled");
+                .containsExactly("sending", "scheduled");
     }
 
     @Test
@@ -416,17 +409,18 @@ public abstract class ChannelAdministrationContract {
         return message;
     }
 
-    /** Claims {@code message}, which must be due; no other message may be due and unclaimed. */
+    /**
+     * Claims {@code message} (straight into {@code sending}), which must be due; no other message may be due and
+     * unclaimed.
+     */
     protected ScheduledMessage claimed(ScheduledMessage message) {
-        List<ScheduledMessage> claimed = store.claimDue(10, LEASE);
-        assertThat(claimed).extracting(ScheduledMessage::id).containsExactly(message.id());
-        return claimed.get(0);
+        List<DeliveryStore.ClaimedMessage> claimed = delivery.claim(10, LEASE).messages();
+        assertThat(claimed).extracting(m -> m.claim().id()).containsExactly(message.id());
+        return store.find(message.id()).orElseThrow();
     }
 
     protected ScheduledMessage sending(ScheduledMessage due) {
-        ScheduledMessage claimed = claimed(due);
-        return write(claimed, moved(claimed.startSending(claimed.token().orElseThrow(), claimed.revision(),
-                Duration.ZERO, Duration.ofHours(1), now())));
+        return claimed(due);
     }
 
     protected ScheduledMessage published(ScheduledMessage due) {

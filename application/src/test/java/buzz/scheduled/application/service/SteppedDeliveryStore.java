@@ -1,8 +1,8 @@
 package buzz.scheduled.application.service;
 
-import buzz.scheduled.application.port.in.DeliveryUseCase;
-import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.domain.schedule.ScheduleId;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -14,26 +14,26 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * Wraps the delivery use case of one dispatcher so a test can stop it in chosen places: freeze the whole
- * "process" right after a claim (every later call blocks, the renewer's and reaper's too, like a stop-the-world
- * pause), hold a send right after its pre-send step, or make renewals or finishing writes fail.
+ * Wraps one dispatcher's delivery store so a test can stop it in chosen places: freeze the whole "process" right
+ * after a claim (every later call blocks, the finisher's renewals and the reaper's too, like a stop-the-world pause),
+ * or make claims, renewals or finishing writes fail as an unreachable database would.
  */
-final class SteppedDelivery implements DeliveryUseCase {
-    private final DeliveryUseCase inner;
+final class SteppedDeliveryStore implements DeliveryStore {
+    private final DeliveryStore inner;
     final AtomicInteger claimCalls = new AtomicInteger();
     final AtomicInteger nextDueCalls = new AtomicInteger();
     final AtomicInteger renewCalls = new AtomicInteger();
+    final AtomicInteger finishCalls = new AtomicInteger();
 
     private volatile boolean freezeArmed;
+    private volatile boolean freezeInside;
     private volatile CountDownLatch thaw;
     private final CountDownLatch froze = new CountDownLatch(1);
-    private volatile CountDownLatch afterGateEntered;
-    private volatile CountDownLatch afterGateRelease;
     private volatile RuntimeException renewFailure;
-    private final AtomicInteger publishedFailures = new AtomicInteger();
+    private final AtomicInteger finishFailures = new AtomicInteger();
     private final AtomicInteger claimFailures = new AtomicInteger();
 
-    SteppedDelivery(DeliveryUseCase inner) {
+    SteppedDeliveryStore(DeliveryStore inner) {
         this.inner = inner;
     }
 
@@ -43,15 +43,13 @@ final class SteppedDelivery implements DeliveryUseCase {
     }
 
     /**
-     * Like {@link #freezeAfterNextClaim()}, but the claim call itself blocks after the store committed it, so
-     * the dispatcher has claims it has not yet handed to any send.
+     * Like {@link #freezeAfterNextClaim()}, but the claim call itself blocks after the store committed it, so the
+     * dispatcher has claims it has not yet handed to the relay.
      */
     void freezeBeforeNextClaimReturns() {
         freezeInside = true;
         freezeArmed = true;
     }
-
-    private volatile boolean freezeInside;
 
     /** Waits until the armed freeze happened. */
     void awaitFrozen() throws InterruptedException {
@@ -68,20 +66,14 @@ final class SteppedDelivery implements DeliveryUseCase {
         }
     }
 
-    /** Every send blocks right after its pre-send step answered until {@code release}. */
-    void holdAfterGate(CountDownLatch entered, CountDownLatch release) {
-        afterGateEntered = entered;
-        afterGateRelease = release;
-    }
-
     /** Renewals throw {@code failure} (the store is unreachable) until set to null. */
     void failRenewals(RuntimeException failure) {
         renewFailure = failure;
     }
 
-    /** The next {@code n} {@link #published} writes throw (the connection dropped after the relay accepted). */
-    void failPublishedWrites(int n) {
-        publishedFailures.set(n);
+    /** The next {@code n} finishing writes throw, as a dropped database connection does. */
+    void failFinishes(int n) {
+        finishFailures.set(n);
     }
 
     /** The next {@code n} claims throw (the store is unreachable). */
@@ -109,14 +101,14 @@ final class SteppedDelivery implements DeliveryUseCase {
     }
 
     @Override
-    public List<ClaimedWork> claimDue(int limit) {
+    public ClaimedBatch claim(int limit, Duration lease) {
         return step(() -> {
             claimCalls.incrementAndGet();
             if (claimFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IllegalStateException("store unreachable (test)");
             }
-            List<ClaimedWork> claimed = inner.claimDue(limit);
-            if (freezeArmed && !claimed.isEmpty()) {
+            ClaimedBatch claimed = inner.claim(limit, lease);
+            if (freezeArmed && !claimed.messages().isEmpty()) {
                 freezeArmed = false;
                 CountDownLatch latch = new CountDownLatch(1);
                 thaw = latch;
@@ -130,62 +122,31 @@ final class SteppedDelivery implements DeliveryUseCase {
     }
 
     @Override
-    public GateResult startSending(ClaimedWork work) {
-        GateResult result = step(() -> inner.startSending(work));
-        CountDownLatch release = afterGateRelease;
-        if (release != null) {
-            afterGateEntered.countDown();
-            try {
-                if (!release.await(1, TimeUnit.MINUTES)) {
-                    throw new IllegalStateException("test never released the held send");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return result;
-    }
-
-    @Override
-    public boolean published(ClaimedWork work) {
+    public List<FinishResult> finish(List<Finish> outcomes) {
         return step(() -> {
-            if (publishedFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            finishCalls.incrementAndGet();
+            if (finishFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IllegalStateException("connection to the store dropped (test)");
             }
-            return inner.published(work);
+            return inner.finish(outcomes);
         });
     }
 
     @Override
-    public boolean retryLater(ClaimedWork work, String why) {
-        return step(() -> inner.retryLater(work, why));
-    }
-
-    @Override
-    public boolean failed(ClaimedWork work, FailureReason reason, String why) {
-        return step(() -> inner.failed(work, reason, why));
-    }
-
-    @Override
-    public boolean release(ClaimedWork work) {
-        return step(() -> inner.release(work));
-    }
-
-    @Override
-    public Set<ScheduleId> renewLeases(Collection<ClaimedWork> claims) {
+    public Set<ScheduleId> renew(Collection<Claim> claims, Duration lease) {
         return step(() -> {
             renewCalls.incrementAndGet();
             RuntimeException failure = renewFailure;
             if (failure != null) {
                 throw failure;
             }
-            return inner.renewLeases(claims);
+            return inner.renew(claims, lease);
         });
     }
 
     @Override
-    public int reapExpiredLeases() {
-        return step(inner::reapExpiredLeases);
+    public int reap(Duration grace) {
+        return step(() -> inner.reap(grace));
     }
 
     @Override

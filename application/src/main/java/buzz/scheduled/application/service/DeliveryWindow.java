@@ -1,0 +1,123 @@
+package buzz.scheduled.application.service;
+
+import buzz.scheduled.application.port.out.DeliveryStore.Claim;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The claims a dispatcher holds, bounded by a count (the window of frames in flight) and by their bytes. The claim
+ * loop waits here for room; the finisher frees room as outcomes are recorded.
+ */
+final class DeliveryWindow {
+    private final int size;
+    private final int claimWhenFree;
+    private final long maxBytes;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    // guarded by lock
+    private final Map<Claim, InFlight> held = new HashMap<>();
+    private long bytes;
+
+    DeliveryWindow(int size, int claimWhenFree, long maxBytes) {
+        this.size = size;
+        this.claimWhenFree = claimWhenFree;
+        this.maxBytes = maxBytes;
+    }
+
+    void add(InFlight item) {
+        lock.lock();
+        try {
+            if (held.putIfAbsent(item.message.claim(), item) == null) {
+                bytes += item.bytes;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Frees the item's place; true when it was held. */
+    boolean remove(InFlight item) {
+        lock.lock();
+        try {
+            if (!held.remove(item.message.claim(), item)) {
+                return false;
+            }
+            bytes -= item.bytes;
+            changed.signalAll();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits until at least half the window is free (or all of it is, for a window of one) and the bytes in flight
+     * are under the cap, or until {@code stop} says so.
+     *
+     * @return the free places (0 when stopping or interrupted)
+     */
+    int awaitRoom(BooleanSupplier stop) {
+        lock.lock();
+        try {
+            while (!stop.getAsBoolean() && (size - held.size() < claimWhenFree || bytes >= maxBytes)) {
+                changed.await();
+            }
+            return stop.getAsBoolean() ? 0 : size - held.size();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits until nothing is held or the {@link System#nanoTime()} deadline passed; true when empty. */
+    boolean awaitEmpty(long deadline) {
+        lock.lock();
+        try {
+            long left = deadline - System.nanoTime();
+            while (!held.isEmpty() && left > 0) {
+                left = changed.awaitNanos(left);
+            }
+            return held.isEmpty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return held.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes every waiter so it re-checks its stop condition. */
+    void wake() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    List<InFlight> snapshot() {
+        lock.lock();
+        try {
+            return new ArrayList<>(held.values());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int count() {
+        lock.lock();
+        try {
+            return held.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package buzz.scheduled.application.fakes;
+
+import buzz.scheduled.application.port.out.DeliveryStore;
+import buzz.scheduled.application.port.out.DeliveryStoreContract;
+import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.domain.schedule.Channel;
+import java.time.Duration;
+import java.time.Instant;
+
+/** The delivery store's contract against the in-memory fake, whose every write is the domain's transition. */
+class InMemoryDeliveryStoreTest extends DeliveryStoreContract {
+
+    private SettableClock clock;
+    private InMemoryScheduleStore rows;
+
+    @Override
+    protected ScheduleStore emptyStore() {
+        clock = new SettableClock(Instant.parse("2027-01-01T12:00:00.123456Z"));
+        rows = new InMemoryScheduleStore(clock);
+        return rows;
+    }
+
+    @Override
+    protected DeliveryStore deliveryStore() {
+        return new InMemoryDeliveryStore(rows, clock);
+    }
+
+    @Override
+    protected void deleteChannel(Channel channel) {
+        rows.addTombstone(channel);
+    }
+
+    @Override
+    protected void letTimePass(Duration duration) {
+        clock.advance(duration);
+    }
+}
