@@ -18,6 +18,18 @@
 //         access-policy tests put their rules (e.g. answer "restricted: ..." for some pubkeys). A plugin's
 //         `info` object is merged into the NIP-11 document.
 //
+// Modes that recreate what real relays do to a publishing client:
+// --auth-hostname H   NIP-42 as --auth, but the AUTH event's relay tag must name host H (strfry and khatru
+//         compare it with their own public URL), so a client that connects by another address is refused.
+// --max-message-length N   a message longer than N bytes closes the connection (1009 Message Too Big), as ws,
+//         gorilla/websocket and uWebSockets relays do with their message size limit.
+// --limitation JSON   the NIP-11 document's "limitation" object, e.g. '{"max_message_length":131072}'.
+// --lose-first-ok     stores each event but never sends the OK to the first EVENT carrying it (a lost answer).
+// --silent-duplicates never answers an EVENT it already stored (no "duplicate:" OK at all).
+// --stall-after N --stall-ms M   after N EVENT messages on a connection, stops reading it for M ms (a relay
+//         that stopped reading: the client's socket buffers fill up).
+// --log-received FILE appends {"id","at","bytes","connection"} for every EVENT message it reads, "at" in Unix ms.
+//
 // NIP-11: an HTTP GET with "Accept: application/nostr+json" on the same port answers the relay information
 // document (name, supported_nips, and whatever plugins add, e.g. the relay's "pubkey").
 //
@@ -47,6 +59,14 @@ function parseOptions(argv, env) {
     auth: ['on', 'true', '1'].includes(String(env.TEST_RELAY_AUTH ?? '').toLowerCase()),
     data: env.TEST_RELAY_DATA || null,
     plugins: (env.TEST_RELAY_PLUGINS ?? '').split(',').filter(p => p.length > 0),
+    authHostname: null,
+    maxMessageLength: null,
+    limitation: null,
+    loseFirstOk: false,
+    silentDuplicates: false,
+    stallAfter: null,
+    stallMs: 0,
+    logReceived: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -59,6 +79,14 @@ function parseOptions(argv, env) {
     else if (arg === '--auth') options.auth = true;
     else if (arg === '--data') options.data = value();
     else if (arg === '--plugin') options.plugins.push(value());
+    else if (arg === '--auth-hostname') { options.auth = true; options.authHostname = value(); }
+    else if (arg === '--max-message-length') options.maxMessageLength = Number(value());
+    else if (arg === '--limitation') options.limitation = JSON.parse(value());
+    else if (arg === '--lose-first-ok') options.loseFirstOk = true;
+    else if (arg === '--silent-duplicates') options.silentDuplicates = true;
+    else if (arg === '--stall-after') options.stallAfter = Number(value());
+    else if (arg === '--stall-ms') options.stallMs = Number(value());
+    else if (arg === '--log-received') options.logReceived = value();
     else throw new Error(`unknown argument ${arg}`);
   }
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
@@ -151,7 +179,7 @@ async function main() {
   const options = parseOptions(process.argv.slice(2), process.env);
   const relay = new NostrRelay(new MemoryEventRepository(options.data), {
     // NIP-42 is on exactly when a hostname is set; AUTH events must name ws://<this host>:...
-    hostname: options.auth ? options.host : undefined,
+    hostname: options.auth ? (options.authHostname ?? options.host) : undefined,
     logLevel: LogLevel.ERROR,
     // Without these the core answers a repeated EVENT from a cache ("true" without "duplicate:")
     // and serves REQ results up to 1 s stale.
@@ -162,6 +190,7 @@ async function main() {
   const plugins = options.plugins.map(file => loadPlugin(file, options, relay));
   for (const plugin of plugins) relay.register(plugin);
   const info = Object.assign({ name: 'buzz-scheduled test relay', supported_nips: [1, 11, 42] },
+    options.limitation ? { limitation: options.limitation } : {},
     ...plugins.map(plugin => plugin.info ?? {}));
 
   const validator = new Validator({ maxContentLength: 256 * 1024 });
@@ -174,11 +203,46 @@ async function main() {
       response.end('a Nostr relay: connect with a WebSocket, or ask for application/nostr+json (NIP-11)\n');
     }
   });
-  const server = new WebSocketServer({ server: httpServer });
+  const server = new WebSocketServer(options.maxMessageLength
+    ? { server: httpServer, maxPayload: options.maxMessageLength } : { server: httpServer });
+  const okLost = new Set();
+  let connections = 0;
 
   server.on('connection', (ws, request) => {
+    const connection = ++connections;
+    let events = 0;
+    if (options.loseFirstOk || options.silentDuplicates) {
+      const send = ws.send.bind(ws);
+      ws.send = (data, ...rest) => {
+        const text = typeof data === 'string' ? data : data.toString();
+        if (text.startsWith('["OK"')) {
+          const [, id, , message] = JSON.parse(text);
+          if (options.silentDuplicates && String(message ?? '').startsWith('duplicate:')) return;
+          if (options.loseFirstOk && !okLost.has(id)) {
+            okLost.add(id);
+            return;
+          }
+        }
+        return send(data, ...rest);
+      };
+    }
     relay.handleConnection(ws, request.socket.remoteAddress);
     ws.on('message', async data => {
+      if (options.logReceived || options.stallAfter !== null) {
+        const text = data.toString();
+        if (text.startsWith('["EVENT"')) {
+          events++;
+          if (options.logReceived) {
+            const id = /"id":"([0-9a-f]{64})"/.exec(text)?.[1] ?? null;
+            fs.appendFileSync(options.logReceived,
+              JSON.stringify({ id, at: Date.now(), bytes: Buffer.byteLength(text), connection }) + '\n');
+          }
+          if (options.stallAfter !== null && events === options.stallAfter) {
+            ws.pause();
+            setTimeout(() => ws.resume(), options.stallMs);
+          }
+        }
+      }
       let raw;
       try {
         raw = JSON.parse(data.toString());

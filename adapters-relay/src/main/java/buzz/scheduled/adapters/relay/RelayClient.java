@@ -527,14 +527,12 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                             timedOut.add(pending);
                         }
                     }
-                    if (!timedOut.isEmpty()) {
-                        current.timeoutsInARow += timedOut.size();
-                        if (current.timeoutsInARow >= settings.timeoutsBeforeReconnect()
-                                && now - current.lastHeardAt > settings.connectTimeout().toNanos() / 2) {
-                            abort = true;
-                            abortWhy = current.timeoutsInARow + " publishes got no answer in a row and nothing else "
-                                    + "was heard: the connection looks half-open";
-                        }
+                    current.timeoutsInARow += timedOut.size();
+                    if (!abort && current.timeoutsInARow >= settings.timeoutsBeforeReconnect()
+                            && now - current.lastHeardAt > settings.connectTimeout().toNanos() / 2) {
+                        abort = true;
+                        abortWhy = current.timeoutsInARow + " publishes got no answer in a row and nothing else "
+                                + "was heard: the connection looks half-open";
                     }
                     if (!abort && now - current.lastPingAt > settings.pingInterval().toNanos()) {
                         if (current.pingOutstanding) {
@@ -740,6 +738,8 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         String authEventId;
         String challenge;
         AuthState authState = AuthState.NONE;
+        /** The relay's words when it refused our AUTH. */
+        String authRefusal;
         int timeoutsInARow;
         boolean pingOutstanding;
         long lastPingAt;
@@ -910,6 +910,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                     authEventId = null;
                     holding = false;
                     authState = ok.accepted() ? AuthState.ACCEPTED : AuthState.REFUSED;
+                    authRefusal = ok.accepted() ? null : ok.message();
                 } else {
                     ArrayDeque<Pending> queue = waiting.get(ok.eventId());
                     pending = queue == null ? null : queue.pollFirst();
@@ -962,7 +963,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             PublishResult result = ok.toPublishResult();
             if (ok.authRequired()) {
                 result = new PublishResult.Transient(authState == AuthState.REFUSED
-                        ? "auth-required: the relay refused our AUTH (" + ok.message() + ")"
+                        ? "auth-required: the relay refused our AUTH (" + authRefusal + ")"
                         : "auth-required: the relay still requires AUTH after ours (" + ok.message() + ")");
             }
             pending.answer(result);

@@ -16,7 +16,7 @@ class RelayClientRestartTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     @Test
-    void publish_relayStoppedThenRestarted_transientWhileDownThenReconnectsAndPublishes() {
+    void publish_relayStoppedThenRestarted_notSentWhileDownThenReconnectsAndPublishes() {
         NostrEvent before = TestSigners.message(TestSigners.ALICE, "channel-1");
         NostrEvent during = TestSigners.message(TestSigners.ALICE, "channel-1");
         try (TestRelay relay = TestRelay.start();
@@ -35,7 +35,7 @@ class RelayClientRestartTest {
             PublishResult afterRestart = client.publish(during, TIMEOUT);
             PublishResult beforeAgain = client.publish(before, TIMEOUT);
 
-            assertThat(whileDown).isInstanceOf(PublishResult.Transient.class);
+            assertThat(whileDown).isInstanceOf(PublishResult.NotSent.class);
             assertThat(relay.port()).isEqualTo(port);
             assertThat(afterRestart).isEqualTo(new PublishResult.Published(false, ""));
             assertThat(beforeAgain).isInstanceOfSatisfying(PublishResult.Published.class,

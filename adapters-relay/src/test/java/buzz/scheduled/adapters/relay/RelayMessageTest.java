@@ -76,7 +76,12 @@ class RelayMessageTest {
     void parse_authNoticeAndOthers_areTyped() {
         assertThat(RelayMessage.parse("[\"AUTH\",\"challenge-1\"]")).isEqualTo(new RelayMessage.Auth("challenge-1"));
         assertThat(RelayMessage.parse("[\"NOTICE\",\"hello\"]")).isEqualTo(new RelayMessage.Notice("hello"));
-        assertThat(RelayMessage.parse("[\"EOSE\",\"sub\"]")).isEqualTo(new RelayMessage.Other("EOSE"));
+        assertThat(RelayMessage.parse("[\"EOSE\",\"sub\"]")).isEqualTo(new RelayMessage.EndOfStoredEvents("sub"));
+        assertThat(RelayMessage.parse("[\"CLOSED\",\"sub\",\"auth-required: first\"]"))
+                .isEqualTo(new RelayMessage.Closed("sub", "auth-required: first"));
+        assertThat(RelayMessage.parse("[\"COUNT\",\"sub\",{\"count\":1}]")).isEqualTo(new RelayMessage.Other("COUNT"));
+        assertThat(((RelayMessage.Event) RelayMessage.parse("[\"EVENT\",\"sub\",{\"id\":\"ab\"}]")).eventId())
+                .isEqualTo("ab");
     }
 
     @Test

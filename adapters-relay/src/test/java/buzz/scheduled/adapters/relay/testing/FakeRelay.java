@@ -297,6 +297,22 @@ public final class FakeRelay implements AutoCloseable {
         }
     }
 
+    /**
+     * Half-open connections: every connection open now keeps reading and recording what the client sends but writes
+     * nothing any more, neither answers nor pongs (a peer that vanished without closing). Later connections are
+     * answered as usual.
+     */
+    public void blackholeOpenConnections() {
+        open.forEach(connection -> connection.blackholed = true);
+    }
+
+    /** Sends {@code text} as one text message to every open connection (a relay pushing something unasked). */
+    public void sendToClients(String text) throws IOException {
+        for (Connection connection : open) {
+            connection.send(text);
+        }
+    }
+
     /** Drops every open connection abruptly (TCP reset, no close frame). */
     public void dropConnections() {
         open.forEach(Connection::drop);
@@ -352,6 +368,7 @@ public final class FakeRelay implements AutoCloseable {
         private final int number;
         private volatile OutputStream out;
         private volatile boolean authenticated;
+        private volatile boolean blackholed;
 
         Connection(Socket socket, int number) {
             this.socket = socket;
@@ -509,6 +526,9 @@ public final class FakeRelay implements AutoCloseable {
         }
 
         private void writeFrame(int opcode, byte[] payload) throws IOException {
+            if (blackholed) {
+                return;
+            }
             synchronized (this) {
                 out.write(0x80 | opcode);
                 if (payload.length < 126) {

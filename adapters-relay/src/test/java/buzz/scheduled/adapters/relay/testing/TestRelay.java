@@ -54,7 +54,9 @@ public final class TestRelay implements AutoCloseable {
     private final boolean auth;
     private final List<Path> plugins;
     private final Map<String, String> environment;
+    private final List<String> arguments;
     private final Path data;
+    private final Path receivedLog;
     private final StringBuffer log = new StringBuffer();
     private Process process;
     private int port;
@@ -64,8 +66,10 @@ public final class TestRelay implements AutoCloseable {
         this.auth = builder.auth;
         this.plugins = List.copyOf(builder.plugins);
         this.environment = Map.copyOf(builder.environment);
+        this.arguments = List.copyOf(builder.arguments);
         try {
             this.data = Files.createTempFile("test-relay-", ".jsonl");
+            this.receivedLog = builder.logReceived ? Files.createTempFile("test-relay-received-", ".jsonl") : null;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the test relay's data file", e);
         }
@@ -84,7 +88,9 @@ public final class TestRelay implements AutoCloseable {
     /** Options for {@link TestRelay}. */
     public static final class Builder {
         private boolean auth;
+        private boolean logReceived;
         private final List<Path> plugins = new ArrayList<>();
+        private final List<String> arguments = new ArrayList<>();
         private final Map<String, String> environment = new LinkedHashMap<>();
 
         private Builder() {
@@ -102,6 +108,21 @@ public final class TestRelay implements AutoCloseable {
          */
         public Builder plugin(String file) {
             this.plugins.add(Path.of(file));
+            return this;
+        }
+
+        /**
+         * Adds command-line options of {@code relay.js}: the modes that recreate real relays' behaviour, e.g.
+         * {@code mode("--max-message-length", "131072")} or {@code mode("--lose-first-ok")} (see relay.js).
+         */
+        public Builder mode(String... options) {
+            this.arguments.addAll(List.of(options));
+            return this;
+        }
+
+        /** Records every {@code EVENT} message the relay reads, for {@link #receivedEvents()}. */
+        public Builder logReceived() {
+            this.logReceived = true;
             return this;
         }
 
@@ -222,6 +243,39 @@ public final class TestRelay implements AutoCloseable {
         return found.isEmpty() ? Optional.empty() : Optional.of(found.getFirst());
     }
 
+    /**
+     * One {@code EVENT} message the relay read.
+     *
+     * @param id         the event id in it
+     * @param atMillis   when the relay read it, Unix milliseconds
+     * @param bytes      its length in bytes
+     * @param connection which connection (1 for the first) it came on
+     */
+    public record ReceivedEvent(String id, long atMillis, long bytes, int connection) {
+    }
+
+    /** Every {@code EVENT} message read so far, in order (needs {@link Builder#logReceived()}). */
+    public List<ReceivedEvent> receivedEvents() {
+        if (receivedLog == null) {
+            throw new IllegalStateException("start the relay with logReceived() to see what it read");
+        }
+        try {
+            List<ReceivedEvent> events = new ArrayList<>();
+            for (String line : Files.readAllLines(receivedLog)) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(line);
+                events.add(new ReceivedEvent(json.path("id").asText(), json.path("at").asLong(),
+                        json.path("bytes").asLong(), json.path("connection").asInt()));
+            }
+            return events;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the relay's log of received events", e);
+        }
+    }
+
     /** What the relay printed so far (stdout and stderr), for failure messages. */
     public String output() {
         return log.toString();
@@ -233,6 +287,9 @@ public final class TestRelay implements AutoCloseable {
         stop();
         try {
             Files.deleteIfExists(data);
+            if (receivedLog != null) {
+                Files.deleteIfExists(receivedLog);
+            }
         } catch (IOException ignored) {
             // a temp file; the OS cleans up
         }
@@ -248,6 +305,11 @@ public final class TestRelay implements AutoCloseable {
         for (Path plugin : plugins) {
             command.add("--plugin");
             command.add(directory.resolve(plugin).toString());
+        }
+        command.addAll(arguments);
+        if (receivedLog != null) {
+            command.add("--log-received");
+            command.add(receivedLog.toString());
         }
         ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile());
         builder.environment().putAll(environment);
