@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.FakeEventSignatures;
 import buzz.scheduled.application.fakes.InMemoryChannelAdministration;
+import buzz.scheduled.application.fakes.InMemoryDeliveryStore;
 import buzz.scheduled.application.fakes.InMemoryScheduleStore;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
@@ -23,6 +24,7 @@ import buzz.scheduled.domain.nostr.UnsignedEvent;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.FailureReason;
+import buzz.scheduled.domain.schedule.FencingToken;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -68,6 +70,7 @@ final class ApiFixture implements AutoCloseable {
 
     final SettableClock clock = new SettableClock(START);
     final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    final InMemoryDeliveryStore delivery = new InMemoryDeliveryStore(store, clock);
     final FaultyScheduleStore faults = new FaultyScheduleStore(store);
     final FakeEventSignatures signatures = new FakeEventSignatures();
     final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
@@ -246,23 +249,34 @@ final class ApiFixture implements AutoCloseable {
         }
     }
 
-    /** Claims the message (moving the clock to its due time when it is not yet due). */
+    /**
+     * Leaves the message {@code claimed}, as a dispatcher of an earlier version did (its claim went through a
+     * separate pre-send step); today's claim goes straight to {@code sending}, but such rows may still be stored.
+     */
     ScheduledMessage claim(String id) {
         ScheduledMessage message = stored(id);
         if (clock.now().isBefore(message.dueAt())) {
             clock.set(message.dueAt());
         }
-        store.claimDue(100, Duration.ofMinutes(5));
-        ScheduledMessage claimed = stored(id);
-        assertThat(claimed.state()).isInstanceOf(ScheduleState.Claimed.class);
-        return claimed;
+        ScheduledMessage claimed = new ScheduledMessage(message.id(), message.owner(), message.channel(),
+                message.revision(), message.eventId(), message.dueAt(), message.event(),
+                new ScheduleState.Claimed(new FencingToken(1), clock.now().plus(Duration.ofMinutes(5))),
+                message.attempts() + 1, message.createdAt(), clock.now());
+        assertThat(store.replace(message, claimed)).isTrue();
+        return stored(id);
     }
 
-    /** Claims it and passes the fenced pre-send step: {@code sending}. */
+    /** Claims it the way the dispatcher does, straight into {@code sending}. */
     ScheduledMessage sending(String id) {
-        ScheduledMessage claimed = claim(id);
-        return move(claimed, claimed.startSending(claimed.token().orElseThrow(), claimed.revision(), Duration.ZERO,
-                Duration.ofMinutes(15), clock.now()));
+        ScheduledMessage message = stored(id);
+        if (clock.now().isBefore(message.dueAt())) {
+            clock.set(message.dueAt());
+        }
+        assertThat(delivery.claim(100, Duration.ofMinutes(5)).messages())
+                .extracting(m -> m.claim().id()).contains(message.id());
+        ScheduledMessage sending = stored(id);
+        assertThat(sending.state()).isInstanceOf(ScheduleState.Sending.class);
+        return sending;
     }
 
     /** Claims, sends and records the relay's acceptance: {@code published}. */

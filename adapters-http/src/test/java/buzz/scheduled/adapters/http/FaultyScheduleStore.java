@@ -98,39 +98,9 @@ final class FaultyScheduleStore implements ScheduleStore {
     }
 
     @Override
-    public List<ScheduledMessage> claimDue(int limit, Duration lease) {
-        return delegate.claimDue(limit, lease);
-    }
-
-    @Override
-    public Optional<SendingStarted> startSending(Claim claim, buzz.scheduled.domain.schedule.Revision revision,
-                                                 Duration minLeaseLeft, Duration maxLateness) {
-        return delegate.startSending(claim, revision, minLeaseLeft, maxLateness);
-    }
-
-    @Override
     public ReviseResult replaceRevision(ScheduledMessage expected, ScheduledMessage next, CreateLimits limits) {
         fault();
         return delegate.replaceRevision(expected, next, limits);
     }
 
-    @Override
-    public boolean markPublished(Claim claim, buzz.scheduled.domain.schedule.Revision revision) {
-        return delegate.markPublished(claim, revision);
-    }
-
-    @Override
-    public Set<ScheduleId> renewLeases(Collection<Claim> claims, Duration lease) {
-        return delegate.renewLeases(claims, lease);
-    }
-
-    @Override
-    public int reapExpiredLeases(Duration grace) {
-        return delegate.reapExpiredLeases(grace);
-    }
-
-    @Override
-    public Optional<Instant> nextDueAt() {
-        return delegate.nextDueAt();
-    }
 }

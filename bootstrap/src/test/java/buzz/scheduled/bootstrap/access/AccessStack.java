@@ -22,7 +22,9 @@ import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
-import buzz.scheduled.application.service.DeliveryService;
+import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
+import buzz.scheduled.application.port.out.DeliveryObserver;
+import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.DispatcherSettings;
@@ -119,9 +121,9 @@ final class AccessStack implements AutoCloseable {
                 Instant::now);
         relayClient.connect();
         PostgresDueWorkSignal signal = PostgresDueWorkSignal.listen(DatabaseUrl.parse(jdbcUrl));
-        Dispatcher dispatcher = new Dispatcher(new DeliveryService(store, access, delivery), relayClient, signal,
-                new DispatcherSettings(delivery, 8, 8, Duration.ofSeconds(1), Duration.ofMillis(500),
-                        Duration.ofMillis(200)));
+        Dispatcher dispatcher = new Dispatcher(new PostgresDeliveryStore(pool), relayClient, access, RelayLimits.UNKNOWN,
+                signal, DeliveryObserver.NONE, new DispatcherSettings(delivery, 8, 8, DispatcherSettings.MIN_QUEUED_BYTES,
+                        Duration.ofSeconds(1), Duration.ofMillis(500), Duration.ofMillis(200)));
         dispatcher.start();
         HttpApi api = new HttpApi(OwnerUseCases.of(owners),
                 OperatorAccess.of(Set.of(OPERATOR.publicKey()),

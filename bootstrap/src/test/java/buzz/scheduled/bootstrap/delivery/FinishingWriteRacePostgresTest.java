@@ -4,13 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
-import buzz.scheduled.application.port.in.DeliveryUseCase.ClaimedWork;
-import buzz.scheduled.application.port.in.DeliveryUseCase.GateResult;
-import buzz.scheduled.application.service.DeliveryService;
-import buzz.scheduled.application.service.DeliverySettings;
-import buzz.scheduled.application.service.RelayDecidesAccess;
+import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
+import buzz.scheduled.application.port.out.DeliveryStore;
+import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
+import buzz.scheduled.application.port.out.DeliveryStore.Finish;
+import buzz.scheduled.application.port.out.DeliveryStore.FinishResult;
 import buzz.scheduled.bootstrap.Poll;
-import buzz.scheduled.domain.schedule.Backoff;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
@@ -36,53 +35,49 @@ class FinishingWriteRacePostgresTest {
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
-    private final DeliverySettings settings = new DeliverySettings(Duration.ofSeconds(3), Duration.ofSeconds(1),
-            Duration.ofMillis(500), Duration.ZERO, Duration.ofSeconds(900),
-            new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60), Math::random));
+    private static final Duration LEASE = Duration.ofSeconds(3);
 
     @RepeatedTest(2)
     void f8_finishingWritesRaceTheReaperAtLeaseExpiry_exactlyOneWinsPerMessage() throws Exception {
         db.truncateAllTables();
         PostgresScheduleStore store = new PostgresScheduleStore(db.dataSource());
-        DeliveryService delivery = new DeliveryService(store, new RelayDecidesAccess(), settings);
+        DeliveryStore delivery = new PostgresDeliveryStore(db.dataSource());
         Authors author = new Authors();
         Instant due = store.now().truncatedTo(ChronoUnit.SECONDS);
         for (int i = 0; i < MESSAGES; i++) {
             Authors.schedule(store, author.message(due, "F8 #" + i));
         }
-        List<ClaimedWork> works = delivery.claimDue(MESSAGES);
-        assertThat(works).hasSize(MESSAGES);
-        for (ClaimedWork work : works) {
-            assertThat(delivery.startSending(work)).isInstanceOf(GateResult.Send.class);
-        }
-        Instant lastLease = works.stream().map(ClaimedWork::leaseUntil).max(Instant::compareTo).orElseThrow();
+        List<ClaimedMessage> claimed = delivery.claim(MESSAGES, LEASE).messages();
+        assertThat(claimed).hasSize(MESSAGES);
+        Instant lastLease = claimed.stream().map(ClaimedMessage::leaseUntil).max(Instant::compareTo).orElseThrow();
         Poll.until("every lease to expire", Duration.ofSeconds(10), () -> store.now().isAfter(lastLease));
 
         CyclicBarrier start = new CyclicBarrier(MESSAGES + 1);
-        List<Future<Boolean>> publishes = new ArrayList<>();
+        List<Future<FinishResult>> publishes = new ArrayList<>();
         Future<Integer> reap;
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (ClaimedWork work : works) {
+            for (ClaimedMessage message : claimed) {
                 publishes.add(threads.submit(() -> {
                     start.await();
-                    return delivery.published(work);
+                    return delivery.finish(List.of(new Finish.Publish(message.claim(), message.revision()))).get(0);
                 }));
             }
             reap = threads.submit(() -> {
                 start.await();
-                return delivery.reapExpiredLeases();
+                return delivery.reap(Duration.ZERO);
             });
         }
 
         int reaped = reap.get();
         int publishedWins = 0;
         for (int i = 0; i < MESSAGES; i++) {
-            boolean won = publishes.get(i).get();
-            ScheduledMessage row = store.find(works.get(i).id()).orElseThrow();
+            boolean won = publishes.get(i).get().recorded();
+            ScheduledMessage row = store.find(claimed.get(i).claim().id()).orElseThrow();
             if (won) {
                 publishedWins++;
                 assertThat(row.state()).isInstanceOf(ScheduleState.Published.class);
             } else {
+                assertThat(publishes.get(i).get().written()).isEqualTo(DeliveryStore.Written.LOST);
                 assertThat(row.state()).isEqualTo(ScheduleState.Scheduled.NOW);
                 assertThat(row.token()).isEmpty();
                 assertThat(row.publishedAt()).isEmpty();

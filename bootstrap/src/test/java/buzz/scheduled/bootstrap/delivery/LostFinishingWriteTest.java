@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
-import buzz.scheduled.application.port.in.DeliveryUseCase;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.DispatcherSettings;
@@ -14,19 +13,22 @@ import buzz.scheduled.domain.schedule.Backoff;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SCENARIOS F1 with real PostgreSQL and the real test relay: the relay accepts {@code E(r1)}, then the write
- * that records {@code published} fails on a dropped database connection. The lease runs out, the reaper
- * returns the item, it is claimed and sent again, the relay answers {@code duplicate:}, and it ends
- * {@code published} once; no other event id reaches the relay.
+ * SCENARIOS F1 with real PostgreSQL and the real test relay. The relay accepts {@code E(r1)}, then the write that
+ * records {@code published} fails. When the database is back within seconds (connections dropped under the write),
+ * the finisher writes it again within the lease: published once, sent once. When it stays out past the lease and
+ * the reaper's grace, the reaper returns the item, it is claimed and sent again, the relay answers
+ * {@code duplicate:}, and it ends {@code published} once; no other event id reaches the relay.
  */
 class LostFinishingWriteTest {
 
@@ -45,49 +47,98 @@ class LostFinishingWriteTest {
         relay.close();
     }
 
+    private static final DeliverySettings DELIVERY = new DeliverySettings(Duration.ofSeconds(5), Duration.ofSeconds(3),
+            Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofSeconds(900),
+            new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60), Math::random));
+    private static final DispatcherSettings SETTINGS = new DispatcherSettings(DELIVERY, 8, 8,
+            DispatcherSettings.MIN_QUEUED_BYTES, Duration.ofSeconds(30), Duration.ofMillis(500), Duration.ofMillis(200));
+
     @Test
-    void f1_publishedWriteLostOnADroppedConnection_resentAsDuplicate_publishedOnce() {
-        DeliverySettings delivery = new DeliverySettings(Duration.ofSeconds(5), Duration.ofSeconds(3),
-                Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofSeconds(900),
-                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60), Math::random));
-        DispatcherSettings settings = new DispatcherSettings(delivery, 8, 8, Duration.ofSeconds(30),
-                Duration.ofMillis(500), Duration.ofMillis(200));
+    void finishingWriteFailsTwiceOnDroppedConnections_writtenAgainWithinTheLease_sentOnce() {
         CuttableDataSource pool = new CuttableDataSource(db.dataSource());
         List<RecordingPublisher.Send> sends = new CopyOnWriteArrayList<>();
-        AtomicBoolean cut = new AtomicBoolean();
+        AtomicInteger cuts = new AtomicInteger();
         Authors author = new Authors();
 
-        try (Sidecar sidecar = Sidecar.start("one", pool, db.jdbcUrl(), relay.url(), settings, sends,
-                inner -> new ForwardingDelivery(inner) {
+        try (DeliveryNode node = DeliveryNode.start("brief", pool, db.jdbcUrl(), relay.url(), SETTINGS, sends,
+                inner -> new ForwardingDeliveryStore(inner) {
                     @Override
-                    public boolean published(DeliveryUseCase.ClaimedWork work) {
-                        if (cut.compareAndSet(false, true)) {
+                    public List<FinishResult> finish(List<Finish> outcomes) {
+                        if (outcomes.stream().anyMatch(Finish.Publish.class::isInstance)
+                                && cuts.getAndIncrement() < 2) {
                             pool.dropNextConnectionOfThisThread();
                         }
-                        return super.published(work);
+                        return super.finish(outcomes);
                     }
                 })) {
-            // The relay's first signature check is slow (JIT); keep that out of the publish budget.
-            assertThat(sidecar.relayClient.publish(new Authors().message(Instant.now(), "warm-up"),
-                    Duration.ofSeconds(20))).isInstanceOf(PublishResult.Published.class);
-            Instant due = sidecar.store.now().plusSeconds(1).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-            NostrEvent r1 = author.message(due, "F1: accepted, then the finishing write is lost");
-            ScheduledMessage message = Authors.schedule(sidecar.store, r1);
+            warmUp(node);
+            NostrEvent r1 = author.message(nextSecond(node), "accepted, then two finishing writes are lost");
+            ScheduledMessage message = Authors.schedule(node.store, r1);
 
-            Poll.until("publication after the reaper", Duration.ofSeconds(30),
-                    () -> sidecar.store.find(message.id()).orElseThrow().state().wireName().equals("published"));
+            Poll.until("publication", Duration.ofSeconds(15),
+                    () -> node.store.find(message.id()).orElseThrow().state().wireName().equals("published"));
 
-            ScheduledMessage done = sidecar.store.find(message.id()).orElseThrow();
+            ScheduledMessage done = node.store.find(message.id()).orElseThrow();
+            assertThat(sends).extracting(RecordingPublisher.Send::eventId).containsExactly(r1.id());
+            assertThat(done.attempts()).isEqualTo(1);
+            assertThat(done.publishedAt().orElseThrow()).as("not held for a lease")
+                    .isBefore(r1Due(r1).plus(DELIVERY.lease()));
+            assertThat(node.dispatcher.counts().writeFailures()).isEqualTo(2);
+            assertThat(node.dispatcher.counts().reaped()).isZero();
+        }
+    }
+
+    @Test
+    void f1_finishingWriteFailsPastTheLease_reaperReturnsIt_resentAsDuplicate_publishedOnce() {
+        List<RecordingPublisher.Send> sends = new CopyOnWriteArrayList<>();
+        AtomicBoolean databaseOut = new AtomicBoolean();
+        Authors author = new Authors();
+
+        try (DeliveryNode node = DeliveryNode.start("one", db.dataSource(), db.jdbcUrl(), relay.url(), SETTINGS, sends,
+                inner -> new ForwardingDeliveryStore(inner) {
+                    @Override
+                    public List<FinishResult> finish(List<Finish> outcomes) {
+                        if (databaseOut.get()) {
+                            throw new IllegalStateException("recording failed: the database is unreachable (test)");
+                        }
+                        return super.finish(outcomes);
+                    }
+                })) {
+            warmUp(node);
+            databaseOut.set(true);
+            NostrEvent r1 = author.message(nextSecond(node), "F1: accepted, then the finishing write is lost");
+            ScheduledMessage message = Authors.schedule(node.store, r1);
+
+            Poll.until("the second send, after the reaper", Duration.ofSeconds(30),
+                    () -> sends.stream().filter(send -> send.eventId().equals(r1.id())).count() == 2);
+            databaseOut.set(false);
+            Poll.until("publication", Duration.ofSeconds(15),
+                    () -> node.store.find(message.id()).orElseThrow().state().wireName().equals("published"));
+
+            ScheduledMessage done = node.store.find(message.id()).orElseThrow();
             assertThat(sends).extracting(RecordingPublisher.Send::eventId).containsExactly(r1.id(), r1.id());
             assertThat(done.attempts()).isEqualTo(2);
             assertThat(sends.get(0).duplicate()).isFalse();
             assertThat(sends.get(1).duplicate()).isTrue();
             assertThat(sends).allSatisfy(send -> assertThat(send.sentAt()).isAfterOrEqualTo(send.dueAt()));
-            assertThat(sidecar.dispatcher.counts().errors()).isEqualTo(1);
-            assertThat(sidecar.dispatcher.counts().reaped()).isEqualTo(1);
-            assertThat(sidecar.dispatcher.counts().published()).isEqualTo(1);
+            assertThat(node.dispatcher.counts().reaped()).isEqualTo(1);
+            assertThat(node.dispatcher.counts().published()).isEqualTo(1);
             List<String> atRelay = relay.events("{\"authors\":[\"" + author.pubkey() + "\"]}");
             assertThat(atRelay).hasSize(1).allSatisfy(json -> assertThat(json).contains(r1.id().hex()));
         }
+    }
+
+    /** The relay's first signature check is slow (JIT); keep that out of the publish budget. */
+    private static void warmUp(DeliveryNode node) {
+        assertThat(node.relayClient.publish(new Authors().message(Instant.now(), "warm-up"),
+                Duration.ofSeconds(20))).isInstanceOf(PublishResult.Published.class);
+    }
+
+    private static Instant nextSecond(DeliveryNode node) {
+        return node.store.now().plusSeconds(1).truncatedTo(ChronoUnit.SECONDS);
+    }
+
+    private static Instant r1Due(NostrEvent event) {
+        return Instant.ofEpochSecond(event.createdAt());
     }
 }

@@ -5,14 +5,16 @@ import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.function.Consumer;
 
 /**
  * Sits right in front of the real relay client and records every publish with the database clock read just
- * before the event leaves, so tests can assert that nothing reaches the relay before its due time (by the
- * database clock) and measure lateness.
+ * before the event is handed to it, so tests can assert that nothing reaches the relay before its due time (by
+ * the database clock) and measure lateness.
  */
 final class RecordingPublisher implements RelayPublisher {
 
@@ -53,5 +55,25 @@ final class RecordingPublisher implements RelayPublisher {
         PublishResult result = relay.publish(event, timeout);
         sink.add(new Send(node, event.id(), Instant.ofEpochSecond(event.createdAt()), sentAt, result));
         return result;
+    }
+
+    /** The pipelined path: the database clock is read as the frame is queued, the send recorded with its answer. */
+    @Override
+    public void publish(Publication publication, Consumer<PublishResult> answer) {
+        Instant sentAt = clock.now();
+        NostrEvent event = switch (NostrEventJson.read(publication.eventJson())) {
+            case NostrEventJson.Decoded.Event decoded -> decoded.event();
+            case NostrEventJson.Decoded.Malformed malformed ->
+                    throw new IllegalStateException("the dispatcher sent a malformed event: " + malformed.reason());
+        };
+        relay.publish(publication, result -> {
+            sink.add(new Send(node, event.id(), Instant.ofEpochSecond(event.createdAt()), sentAt, result));
+            answer.accept(result);
+        });
+    }
+
+    @Override
+    public int withdrawUnsent() {
+        return relay.withdrawUnsent();
     }
 }

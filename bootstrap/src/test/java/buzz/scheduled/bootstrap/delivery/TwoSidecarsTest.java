@@ -91,8 +91,8 @@ class TwoSidecarsTest {
 
         try (HikariDataSource poolA = pool("sidecar-a"); HikariDataSource poolB = pool("sidecar-b")) {
             long started = System.nanoTime();
-            Sidecar a = Sidecar.start("a", poolA, db.jdbcUrl(), relay.url(), settings, sends, inner -> inner);
-            Sidecar b = Sidecar.start("b", poolB, db.jdbcUrl(), relay.url(), settings, sends, inner -> inner);
+            DeliveryNode a = DeliveryNode.start("a", poolA, db.jdbcUrl(), relay.url(), settings, sends, inner -> inner);
+            DeliveryNode b = DeliveryNode.start("b", poolB, db.jdbcUrl(), relay.url(), settings, sends, inner -> inner);
             try {
                 Poll.until("all " + MESSAGES + " published", Duration.ofMinutes(10),
                         () -> countByState().getOrDefault("published", 0L) == MESSAGES);

@@ -69,7 +69,7 @@ class WakeUpLatenessTest {
         long seed = new Random().nextLong();
         Random random = new Random(seed);
 
-        try (Sidecar sidecar = Sidecar.start("idle", db.dataSource(), db.jdbcUrl(), relay.url(),
+        try (DeliveryNode sidecar = DeliveryNode.start("idle", db.dataSource(), db.jdbcUrl(), relay.url(),
                 DispatcherSettings.defaults(delivery), sends, inner -> inner)) {
             assertThat(sidecar.relayClient.publish(new Authors().message(Instant.now(), "warm-up"),
                     Duration.ofSeconds(20))).isInstanceOf(PublishResult.Published.class);

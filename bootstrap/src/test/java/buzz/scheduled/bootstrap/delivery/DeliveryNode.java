@@ -1,14 +1,16 @@
 package buzz.scheduled.bootstrap.delivery;
 
 import buzz.scheduled.adapters.postgres.DatabaseUrl;
+import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
-import buzz.scheduled.application.port.in.DeliveryUseCase;
-import buzz.scheduled.application.service.DeliveryService;
+import buzz.scheduled.application.port.out.DeliveryObserver;
+import buzz.scheduled.application.port.out.DeliveryStore;
+import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.DispatcherSettings;
 import buzz.scheduled.application.service.RelayDecidesAccess;
@@ -23,19 +25,20 @@ import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
 /**
- * One sidecar's delivery half wired from the real parts, as bootstrap will wire it: the PostgreSQL store over a
- * pool, the delivery service, the relay client (behind a {@link RecordingPublisher}), the LISTEN signal on its
- * own connection, and the dispatcher.
+ * One node's delivery half wired from the real parts, as bootstrap's DeliveryModule wires it: the PostgreSQL stores
+ * over a pool, the relay client (behind a {@link RecordingPublisher}), the LISTEN signal on its own connection, and
+ * the dispatcher. The one fixture of the delivery tests.
  */
-final class Sidecar implements AutoCloseable {
+final class DeliveryNode implements AutoCloseable {
     final String name;
+    /** The owner's store over the same rows (for scheduling messages and reading them back). */
     final PostgresScheduleStore store;
     final RelayClient relayClient;
     final PostgresDueWorkSignal signal;
     final Dispatcher dispatcher;
 
-    private Sidecar(String name, PostgresScheduleStore store, RelayClient relayClient, PostgresDueWorkSignal signal,
-                    Dispatcher dispatcher) {
+    private DeliveryNode(String name, PostgresScheduleStore store, RelayClient relayClient,
+                         PostgresDueWorkSignal signal, Dispatcher dispatcher) {
         this.name = name;
         this.store = store;
         this.relayClient = relayClient;
@@ -44,25 +47,25 @@ final class Sidecar implements AutoCloseable {
     }
 
     /**
-     * Starts a sidecar.
+     * Starts a node.
      *
-     * @param pool     its connection pool (a sidecar of its own gets a pool of its own)
+     * @param pool     its connection pool (a node of its own gets a pool of its own)
      * @param jdbcUrl  where the LISTEN connection goes
      * @param relayUrl the relay
      * @param sends    where every publish is recorded
-     * @param wrap     lets a test interfere with the delivery steps (identity for none)
+     * @param wrap     lets a test interfere with the delivery store's calls (identity for none)
      */
-    static Sidecar start(String name, DataSource pool, String jdbcUrl, URI relayUrl, DispatcherSettings settings,
-                         Collection<RecordingPublisher.Send> sends, UnaryOperator<DeliveryUseCase> wrap) {
+    static DeliveryNode start(String name, DataSource pool, String jdbcUrl, URI relayUrl, DispatcherSettings settings,
+                              Collection<RecordingPublisher.Send> sends, UnaryOperator<DeliveryStore> wrap) {
         return start(name, pool, jdbcUrl, RelaySettings.of(relayUrl), settings, sends, wrap);
     }
 
     /** Like the other, with explicit relay client settings (reconnect backoff). */
-    static Sidecar start(String name, DataSource pool, String jdbcUrl, RelaySettings relaySettings,
-                         DispatcherSettings settings, Collection<RecordingPublisher.Send> sends,
-                         UnaryOperator<DeliveryUseCase> wrap) {
+    static DeliveryNode start(String name, DataSource pool, String jdbcUrl, RelaySettings relaySettings,
+                              DispatcherSettings settings, Collection<RecordingPublisher.Send> sends,
+                              UnaryOperator<DeliveryStore> wrap) {
         PostgresScheduleStore store = new PostgresScheduleStore(pool);
-        DeliveryUseCase delivery = wrap.apply(new DeliveryService(store, new RelayDecidesAccess(), settings.delivery()));
+        DeliveryStore delivery = wrap.apply(new PostgresDeliveryStore(pool));
         Bip340Signer sidecarKey = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
         RelayClient relayClient = new RelayClient(relaySettings,
                 (url, challenge, createdAt) -> sidecarKey.sign(createdAt, 22242,
@@ -71,11 +74,11 @@ final class Sidecar implements AutoCloseable {
         relayClient.connect();
         PostgresDueWorkSignal signal = PostgresDueWorkSignal.listen(DatabaseUrl.parse(jdbcUrl));
         Dispatcher dispatcher = new Dispatcher(delivery, new RecordingPublisher(name, relayClient, store, sends),
-                signal, settings);
+                new RelayDecidesAccess(), RelayLimits.UNKNOWN, signal, DeliveryObserver.NONE, settings);
         dispatcher.start();
-        Poll.until("sidecar " + name + " to connect to the relay and LISTEN", Duration.ofSeconds(20),
+        Poll.until("node " + name + " to connect to the relay and LISTEN", Duration.ofSeconds(20),
                 () -> relayClient.isConnected() && signal.listening());
-        return new Sidecar(name, store, relayClient, signal, dispatcher);
+        return new DeliveryNode(name, store, relayClient, signal, dispatcher);
     }
 
     /** Stops the dispatcher gracefully, then the listener and the relay client. */
