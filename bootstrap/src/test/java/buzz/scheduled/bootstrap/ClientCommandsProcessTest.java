@@ -56,15 +56,10 @@ class ClientCommandsProcessTest {
         Path nsecKey = work.resolve("author.nsec");
         Files.writeString(nsecKey, Nip19.nsec(author.hex()) + "\n");
         Files.setPosixFilePermissions(nsecKey, PosixFilePermissions.fromString("rw-------"));
-        int httpPort = ServeProcesses.freePort();
-        clientEnvironment = Map.of(ClientCommands.BUZZ_URL, "http://127.0.0.1:" + httpPort,
-                ClientCommands.BUZZ_AUTHOR_KEY_FILE, hexKey.toString());
-
         try (TestRelay relay = TestRelay.start()) {
-            Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(),
-                    "HTTP_PORT", Integer.toString(httpPort), "BUZZ_SCHEDULED_MESSAGES", "on",
-                    "RELAY_URL", relay.url().toString()), work.resolve("serve.log"));
-            ServeProcesses.awaitHealthy(serve, httpPort, work.resolve("serve.log"));
+            int httpPort = processes.startServing(work, relay.url());
+            clientEnvironment = Map.of(ClientCommands.BUZZ_URL, "http://127.0.0.1:" + httpPort,
+                    ClientCommands.BUZZ_AUTHOR_KEY_FILE, hexKey.toString());
             try (LiveEvents live = LiveEvents.subscribe(relay.url(),
                     "{\"authors\":[\"" + author.publicKey().hex() + "\"]}")) {
 

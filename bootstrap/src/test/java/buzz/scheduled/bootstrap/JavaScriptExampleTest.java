@@ -45,12 +45,8 @@ class JavaScriptExampleTest {
     void example_againstServeAndTheRealRelay_schedulesEditsSeesTheEditedEventPublishedAndCancels() throws Exception {
         installPackages();
         SecretKey author = SecretKey.generate(new SecureRandom());
-        int httpPort = ServeProcesses.freePort();
         try (TestRelay relay = TestRelay.start()) {
-            Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(),
-                    "HTTP_PORT", Integer.toString(httpPort), "BUZZ_SCHEDULED_MESSAGES", "on",
-                    "RELAY_URL", relay.url().toString()), work.resolve("serve.log"));
-            ServeProcesses.awaitHealthy(serve, httpPort, work.resolve("serve.log"));
+            int httpPort = processes.startServing(work, relay.url());
 
             Path output = work.resolve("node.out");
             ProcessBuilder builder = new ProcessBuilder("node", "schedule-and-watch.mjs").directory(EXAMPLE.toFile())

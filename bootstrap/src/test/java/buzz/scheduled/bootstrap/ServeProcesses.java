@@ -44,6 +44,19 @@ final class ServeProcesses implements AutoCloseable {
         return track(builder.start());
     }
 
+    /**
+     * Starts {@code serve} with scheduled messages on, the embedded database under {@code work/var}, publishing to
+     * {@code relay}, its output in {@code work/serve.log}; returns its HTTP port once {@code /healthz} answers.
+     */
+    int startServing(Path work, URI relay) throws Exception {
+        int port = freePort();
+        Path log = work.resolve("serve.log");
+        Process serve = start(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(), "HTTP_PORT",
+                Integer.toString(port), "BUZZ_SCHEDULED_MESSAGES", "on", "RELAY_URL", relay.toString()), log);
+        awaitHealthy(serve, port, log);
+        return port;
+    }
+
     /** What a one-shot command of the jar did: its exit code, standard output and standard error. */
     record Completed(int exitCode, String stdout, String stderr) {
         @Override
