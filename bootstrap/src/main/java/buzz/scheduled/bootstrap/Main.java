@@ -3,11 +3,14 @@ package buzz.scheduled.bootstrap;
 import buzz.scheduled.adapters.postgres.SchemaMigrator;
 import buzz.scheduled.adapters.postgres.SchemaNewerThanBinaryException;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.bootstrap.cli.ClientCommands;
 import buzz.scheduled.bootstrap.config.InvalidConfigurationException;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.database.SidecarDatabase;
+import buzz.scheduled.domain.nostr.Nip19;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -16,9 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The runnable jar's entry point (SPEC §4): {@code serve}, {@code migrate} or {@code keygen [--force]}, configured
- * by environment variables. Exit codes: 0 done, 1 failed while running, 2 bad command line or configuration,
- * 3 the database schema is newer than this build.
+ * The runnable jar's entry point: {@code serve}, {@code migrate} or {@code keygen [--force]}, configured by
+ * environment variables, and the client commands of {@link ClientCommands} ({@code schedule}, {@code list},
+ * {@code get}, {@code edit}, {@code cancel}, {@code send-now}), which talk to a running sidecar. Exit codes: 0 done,
+ * 1 failed while running, 2 bad command line or configuration, 3 the database schema is newer than this build; the
+ * client commands add theirs (4, 5, 6; see {@link ClientCommands}).
  */
 public final class Main {
 
@@ -37,7 +42,9 @@ public final class Main {
               serve            migrate the database, then serve HTTP and deliver scheduled messages
               migrate          apply database migrations and exit
               keygen [--force] write a new sidecar key to SIDECAR_SECRET_KEY_FILE and print its public key
-            configuration comes from environment variables (BUZZ_DATA_DIR, DATABASE_URL, HTTP_PORT, ...)""";
+                               (a line of hex, then a line of npub)
+            configuration comes from environment variables (BUZZ_DATA_DIR, DATABASE_URL, HTTP_PORT, ...)
+            """ + ClientCommands.SUMMARY;
 
     private final Map<String, String> environment;
     private final PrintStream out;
@@ -79,6 +86,8 @@ public final class Main {
                 case "serve" -> noOptions(command, options) ? serve(SidecarConfig.fromEnvironment(environment)) : EXIT_USAGE;
                 case "migrate" -> noOptions(command, options) ? migrate(SidecarConfig.fromEnvironment(environment)) : EXIT_USAGE;
                 case "keygen" -> keygen(options);
+                case "schedule", "list", "get", "edit", "cancel", "send-now" ->
+                        new ClientCommands(environment, System.in, out, err, InstantSource.system()).run(command, options);
                 case "help", "--help", "-h" -> {
                     out.println(USAGE);
                     yield EXIT_OK;
@@ -152,6 +161,7 @@ public final class Main {
             SecretKey key = SidecarKeys.generate(file, force);
             LOG.info("wrote a new sidecar key to {} (mode 0600)", file);
             out.println(key.publicKey().hex());
+            out.println(Nip19.npub(key.publicKey()));
             return EXIT_OK;
         } catch (IllegalStateException e) {
             err.println("keygen: " + e.getMessage());

@@ -3,6 +3,8 @@ package buzz.scheduled.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.relay.signature.SecretKeyFile;
+import buzz.scheduled.domain.nostr.Nip19;
+import buzz.scheduled.domain.nostr.PublicKey;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +15,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code keygen [--force]}: a new 0600 key file and its public key on stdout. */
+/** {@code keygen [--force]}: a new 0600 key file and its public key on stdout, as hex and as a NIP-19 npub. */
 class KeygenTest {
 
     @TempDir
@@ -23,14 +25,16 @@ class KeygenTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     @Test
-    void keygen_noKeyFile_writesAnOwnerOnlyKeyUnderTheDataDirAndPrintsItsPublicKey() throws Exception {
+    void keygen_noKeyFile_writesAnOwnerOnlyKeyUnderTheDataDirAndPrintsItsPublicKeyAsHexThenNpub() throws Exception {
         int code = main(Map.of("BUZZ_DATA_DIR", dataDir.toString())).run(new String[] {"keygen"});
 
         Path file = dataDir.resolve("sidecar.key");
         assertThat(code).isEqualTo(Main.EXIT_OK);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
-        assertThat(stdout()).matches("[0-9a-f]{64}\\R")
-                .isEqualTo(SecretKeyFile.read(file).publicKey().hex() + System.lineSeparator());
+        PublicKey key = SecretKeyFile.read(file).publicKey();
+        assertThat(stdout()).matches("[0-9a-f]{64}\\Rnpub1[02-9ac-hj-np-z]{58}\\R")
+                .isEqualTo(key.hex() + System.lineSeparator() + Nip19.npub(key) + System.lineSeparator());
+        assertThat(Nip19.publicKey(stdout().lines().toList().get(1))).isEqualTo(key);
     }
 
     @Test
@@ -54,13 +58,13 @@ class KeygenTest {
     void keygen_forceOverExistingKey_replacesItWithANewOwnerOnlyKey() throws Exception {
         Path file = dataDir.resolve("custom.key");
         main(Map.of("SIDECAR_SECRET_KEY_FILE", file.toString())).run(new String[] {"keygen"});
-        String firstPublicKey = stdout().strip();
+        String firstPublicKey = stdout().lines().findFirst().orElseThrow();
         out.reset();
 
         int code = main(Map.of("SIDECAR_SECRET_KEY_FILE", file.toString())).run(new String[] {"keygen", "--force"});
 
         assertThat(code).isEqualTo(Main.EXIT_OK);
-        String secondPublicKey = stdout().strip();
+        String secondPublicKey = stdout().lines().findFirst().orElseThrow();
         assertThat(secondPublicKey).isNotEqualTo(firstPublicKey).isEqualTo(SecretKeyFile.read(file).publicKey().hex());
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
         assertThat(dataDir.resolve("custom.key.new")).doesNotExist();

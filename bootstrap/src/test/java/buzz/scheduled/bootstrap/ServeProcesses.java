@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.bootstrap.cli.ClientCommands;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.database.EmbeddedDatabase;
 import java.io.IOException;
@@ -25,8 +26,9 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs {@code serve} as an operator does: a separate JVM (the test class path's {@link Main}, or the shaded jar
- * named by the system property {@code buzz.serve.jar}) with an environment made only of what a test passes.
+ * Runs {@code serve} (and one-shot commands of the jar, such as the client commands) as an operator does: a separate
+ * JVM (the test class path's {@link Main}, or the shaded jar named by the system property {@code buzz.serve.jar})
+ * with an environment made only of what a test passes.
  * {@link #close()} stops whatever is still running.
  */
 final class ServeProcesses implements AutoCloseable {
@@ -37,16 +39,78 @@ final class ServeProcesses implements AutoCloseable {
 
     /** Starts {@code serve} with {@code environment} (nothing inherited from SPEC §4's variables), output to {@code log}. */
     Process start(Map<String, String> environment, Path log) throws IOException {
+        ProcessBuilder builder = jar(environment, List.of("serve")).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        return track(builder.start());
+    }
+
+    /**
+     * Starts {@code serve} with scheduled messages on, the embedded database under {@code work/var}, publishing to
+     * {@code relay}, its output in {@code work/serve.log}; returns its HTTP port once {@code /healthz} answers.
+     */
+    int startServing(Path work, URI relay) throws Exception {
+        int port = freePort();
+        Path log = work.resolve("serve.log");
+        Process serve = start(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(), "HTTP_PORT",
+                Integer.toString(port), "BUZZ_SCHEDULED_MESSAGES", "on", "RELAY_URL", relay.toString()), log);
+        awaitHealthy(serve, port, log);
+        return port;
+    }
+
+    /** What a one-shot command of the jar did: its exit code, standard output and standard error. */
+    record Completed(int exitCode, String stdout, String stderr) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
+        }
+    }
+
+    /**
+     * Runs the jar with {@code args} (e.g. a client command) in its own JVM with {@code environment}, {@code stdin}
+     * as its standard input, and waits at most {@code limit} for it to exit.
+     */
+    Completed run(Map<String, String> environment, List<String> args, String stdin, Duration limit)
+            throws IOException, InterruptedException {
+        Path out = Files.createTempFile("jar-stdout-", ".txt");
+        Path err = Files.createTempFile("jar-stderr-", ".txt");
+        try {
+            Process process = track(jar(environment, args).redirectOutput(out.toFile()).redirectError(err.toFile())
+                    .start());
+            try (var input = process.getOutputStream()) {
+                input.write(stdin.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+            if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("java -jar ... " + String.join(" ", args) + " did not exit within " + limit
+                        + "\nstderr so far:\n" + Files.readString(err));
+            }
+            return new Completed(process.exitValue(), Files.readString(out), Files.readString(err));
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    /**
+     * The jar's {@link Main} with {@code args}: the test class path's, or the shaded jar named by
+     * {@code buzz.serve.jar}; the environment holds none of SPEC §4's or the client's variables unless given.
+     */
+    private static ProcessBuilder jar(Map<String, String> environment, List<String> args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String jar = System.getProperty("buzz.serve.jar", "");
-        List<String> command = jar.isBlank()
-                ? List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve")
-                : List.of(java, "-jar", jar, "serve");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        List<String> command = new ArrayList<>(jar.isBlank()
+                ? List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName())
+                : List.of(java, "-jar", jar));
+        command.addAll(args);
+        ProcessBuilder builder = new ProcessBuilder(command);
         Map<String, String> env = builder.environment();
         SidecarConfig.VARIABLES.forEach(env::remove);
+        ClientCommands.VARIABLES.forEach(env::remove);
         env.putAll(environment);
-        Process process = builder.start();
+        return builder;
+    }
+
+    private Process track(Process process) {
         synchronized (started) {
             started.add(process);
         }

@@ -4,6 +4,7 @@ import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.RetentionSettings;
 import buzz.scheduled.application.service.SchedulingSettings;
+import buzz.scheduled.domain.nostr.Nip19;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.Backoff;
@@ -212,15 +213,17 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     private static Set<PublicKey> operatorKeys(EnvironmentReader env) {
         Set<PublicKey> keys = new LinkedHashSet<>();
         for (String item : env.text(RELAY_OPERATOR_PUBKEYS, "").split(",")) {
-            String hex = item.strip();
-            if (hex.isEmpty()) {
+            String key = item.strip();
+            if (key.isEmpty()) {
                 continue;
             }
             try {
-                keys.add(new PublicKey(hex));
+                // NIP-19: people copy keys as npub; the wire and the routes compare hex.
+                keys.add(key.regionMatches(true, 0, Nip19.NPUB + "1", 0, 5) ? Nip19.publicKey(key) : new PublicKey(key));
             } catch (IllegalArgumentException e) {
                 throw new InvalidConfigurationException(RELAY_OPERATOR_PUBKEYS, RELAY_OPERATOR_PUBKEYS
-                        + " must be comma-separated pubkeys of 64 lowercase hex characters; '" + hex + "' is not one");
+                        + " must be comma-separated pubkeys, each 64 lowercase hex characters or an npub1...; '" + key
+                        + "' is not one (" + e.getMessage() + ")");
             }
         }
         return Set.copyOf(keys);
@@ -322,7 +325,8 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     }
 
     /**
-     * @param operators   {@code RELAY_OPERATOR_PUBKEYS}: pubkeys allowed on operator routes (may be empty)
+     * @param operators   {@code RELAY_OPERATOR_PUBKEYS}: pubkeys allowed on operator routes (may be empty), given as
+     *                    hex or NIP-19 npub
      * @param policy      {@code BUZZ_ACCESS_POLICY}
      * @param accessUrl   {@code BUZZ_ACCESS_URL}: where the http policy POSTs its question; required for that policy
      * @param relayPubkey {@code BUZZ_RELAY_PUBKEY}: the key the nip29 policy expects on the relay's group state

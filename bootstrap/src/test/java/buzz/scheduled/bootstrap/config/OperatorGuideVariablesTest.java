@@ -2,6 +2,7 @@ package buzz.scheduled.bootstrap.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import buzz.scheduled.bootstrap.cli.ClientCommands;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
@@ -10,7 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The operator's guide and the configuration name the same environment variables. */
+/** The operator's guide and the configuration (the sidecar's and the client commands') name the same variables. */
 class OperatorGuideVariablesTest {
 
     private static final Path GUIDE = Path.of("..", "docs", "scheduled-messages.md");
@@ -20,8 +21,15 @@ class OperatorGuideVariablesTest {
     @Test
     void guide_everyVariableItNames_isReadByTheConfiguration() throws Exception {
         Set<String> named = variablesIn(Files.readString(GUIDE));
+        Set<String> read = new TreeSet<>(SidecarConfig.VARIABLES);
+        read.addAll(ClientCommands.VARIABLES);
 
-        assertThat(named).isNotEmpty().isSubsetOf(SidecarConfig.VARIABLES);
+        assertThat(named).isNotEmpty().isSubsetOf(read);
+    }
+
+    @Test
+    void guide_clientCommandVariables_areDocumented() throws Exception {
+        assertThat(variablesIn(Files.readString(GUIDE))).containsAll(ClientCommands.VARIABLES);
     }
 
     @Test

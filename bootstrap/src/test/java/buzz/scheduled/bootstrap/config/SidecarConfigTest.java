@@ -92,6 +92,16 @@ class SidecarConfigTest {
     }
 
     @Test
+    void operatorPubkeys_npubAndHexMixed_decodeToTheSameKeysAsHex() {
+        // NIP-19's example pair.
+        String hex = "7e7e9c42a91bfef19fa929e5fda1b72e0ebc1a4c1141673e2794234d86addf4e";
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("RELAY_OPERATOR_PUBKEYS",
+                "npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg, " + KEY_A + ", " + hex));
+
+        assertThat(config.access().operators()).containsExactlyInAnyOrder(new PublicKey(hex), new PublicKey(KEY_A));
+    }
+
+    @Test
     void keyFile_dataDirectorySet_defaultsToSidecarKeyInsideIt() {
         SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_DATA_DIR", "/data/buzz"));
 
@@ -118,6 +128,8 @@ class SidecarConfigTest {
             "RELAY_URL|http://127.0.0.1:7777|must be a WebSocket URL starting with ws:// or wss://",
             "RELAY_URL|ws://|must",
             "RELAY_OPERATOR_PUBKEYS|ABCDEF|'ABCDEF' is not one",
+            "RELAY_OPERATOR_PUBKEYS|npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjpth|checksum does not match",
+            "RELAY_OPERATOR_PUBKEYS|nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5|64 lowercase hex",
             "BUZZ_ACCESS_POLICY|everyone|must be relay, nip29 or http, got 'everyone'",
             "BUZZ_MAX_HORIZON_DAYS|0|from 1 to 3650",
             "BUZZ_MAX_HORIZON_DAYS|1.5|got '1.5'",

@@ -1,0 +1,277 @@
+package buzz.scheduled.bootstrap.cli;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * Parses a client command's arguments: options as {@code --name value} or {@code --name=value}, anywhere before a
+ * lone {@code --}; everything else is positional. Every mistake is a usage {@link ClientFailure} with a sentence
+ * naming the option or argument.
+ */
+final class ClientCommandLine {
+
+    /** The common options every client command takes, with their values as given. */
+    record Common(Optional<String> url, Optional<String> keyFile, boolean json) {
+    }
+
+    /** A parsed command line: help to print, or a request to run. */
+    sealed interface Parsed {
+        /** {@code --help}: the command's usage text. */
+        record Help(String text) implements Parsed {
+        }
+
+        /** A request with its common options. */
+        record Run(Common common, ClientRequest request) implements Parsed {
+        }
+    }
+
+    private static final Set<String> COMMON_WITH_VALUE = Set.of("--url", "--key-file");
+    private static final Map<String, Set<String>> OPTIONS = Map.of(
+            "schedule", Set.of("--channel", "--at", "--in", "--kind", "--tag"),
+            "list", Set.of("--state", "--channel", "--limit", "--cursor"),
+            "get", Set.of(),
+            "edit", Set.of("--at", "--in"),
+            "cancel", Set.of(),
+            "send-now", Set.of());
+    private static final Set<String> REPEATABLE = Set.of("--tag");
+
+    private static final String JAR = "java -jar buzz-scheduled-delivery.jar";
+    private static final Map<String, String> USAGE = Map.of(
+            "schedule", """
+                    usage: %s schedule --channel <h> (--at <time> | --in <delay>) [--kind 9] [--tag k=v]... <content>
+                    Signs a message for the channel with the due time as its created_at and schedules it.
+                      --channel <h>   the channel: the event's h tag
+                      --at <time>     Unix seconds, or RFC 3339 with an offset (2026-03-01T09:30:00Z, 2026-03-01T10:30:00+01:00)
+                      --in <delay>    from now: 10s, 5m, 2h, 1d, 1h30m
+                      --kind <n>      the event kind (default 9, a chat message)
+                      --tag <k=v>     an extra tag ["k","v"]; repeat it for more
+                      <content>       the message (words are joined with spaces; - reads it from stdin)""",
+            "list", """
+                    usage: %s list [--state s1,s2] [--channel <h>] [--limit n] [--cursor c]
+                    Lists your messages by due time; by default the pending ones (scheduled, claimed, sending).
+                      --state <list>  states to list: scheduled, claimed, sending, published, cancelled, failed
+                      --channel <h>   only this channel
+                      --limit <n>     at most n (1 to 200, default 50); the next page is --cursor <next_cursor>
+                      --cursor <c>    continue where the previous page ended""",
+            "get", """
+                    usage: %s get <id>
+                    Shows one of your messages: state, due time, channel, revision, the event.""",
+            "edit", """
+                    usage: %s edit <id> [--at <time> | --in <delay>] [<content>]
+                    Signs the next revision of a pending message (same kind and tags) with a new due time, new
+                    content, or both, and replaces the stored one (If-Match on the revision it read).
+                      --at <time>     Unix seconds, or RFC 3339 with an offset
+                      --in <delay>    from now: 10s, 5m, 2h, 1d, 1h30m
+                      <content>       the new message (- reads it from stdin); left out, the content stays""",
+            "cancel", """
+                    usage: %s cancel <id>
+                    Cancels a pending message; its stored event is deleted at once.""",
+            "send-now", """
+                    usage: %s send-now <id>
+                    Makes a pending message due now. When its created_at is further ahead than the relay accepts,
+                    the sidecar asks for a new signature (resign_required): the stored content is signed again with
+                    created_at = now and sent instead.""");
+
+    /** The options and exit codes every client command shares, appended to each usage text. */
+    static final String COMMON_USAGE = """
+            common options:
+              --url <url>        the sidecar's PUBLIC_BASE_URL (default: BUZZ_URL, else http://127.0.0.1:8088)
+              --key-file <file>  the author's secret key, 64 hex characters or nsec1... (default: BUZZ_AUTHOR_KEY_FILE)
+              --json             print the sidecar's JSON answer instead of a summary
+              -h, --help         this text
+            exit codes: 0 done; 1 unexpected answer (is --url the sidecar?); 2 bad command line; 4 author key missing
+            or unusable; 5 refused by the sidecar (its error code and message on stderr); 6 sidecar unreachable or
+            answering 503 unavailable (try again later)""";
+
+    private ClientCommandLine() {
+    }
+
+    /** The usage text of {@code command} (one of {@link ClientCommands#NAMES}). */
+    static String usage(String command) {
+        return USAGE.get(command).formatted(JAR) + "\n" + COMMON_USAGE;
+    }
+
+    /**
+     * Parses {@code args} of {@code command}.
+     *
+     * @param stdin reads standard input, for a content of {@code -}
+     * @throws ClientFailure a usage failure naming the mistake
+     */
+    static Parsed parse(String command, List<String> args, Supplier<String> stdin) {
+        Set<String> own = OPTIONS.get(command);
+        if (own == null) {
+            throw new IllegalArgumentException("not a client command: " + command);
+        }
+        int end = args.indexOf("--");
+        List<String> optionPart = end < 0 ? args : args.subList(0, end);
+        if (optionPart.contains("--help") || optionPart.contains("-h")) {
+            return new Parsed.Help(usage(command));
+        }
+        Map<String, List<String>> options = new LinkedHashMap<>();
+        List<String> positional = new ArrayList<>();
+        boolean json = false;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (i == end) {
+                positional.addAll(args.subList(i + 1, args.size()));
+                break;
+            }
+            if (!arg.startsWith("-") || arg.equals("-")) {
+                positional.add(arg);
+                continue;
+            }
+            int equals = arg.indexOf('=');
+            String name = arg.startsWith("--") && equals > 0 ? arg.substring(0, equals) : arg;
+            if (name.equals("--json")) {
+                if (equals > 0) {
+                    throw ClientFailure.usage("--json takes no value");
+                }
+                json = true;
+                continue;
+            }
+            if (!own.contains(name) && !COMMON_WITH_VALUE.contains(name)) {
+                throw ClientFailure.usage("unknown option " + name + " for " + command
+                        + (own.isEmpty() ? "" : "; its options are " + String.join(", ", sorted(own))));
+            }
+            String value;
+            if (equals > 0) {
+                value = arg.substring(equals + 1);
+            } else if (i + 1 < args.size() && i + 1 != end && !args.get(i + 1).startsWith("--")) {
+                value = args.get(++i);
+            } else {
+                throw ClientFailure.usage(name + " needs a value");
+            }
+            List<String> values = options.computeIfAbsent(name, n -> new ArrayList<>());
+            if (!values.isEmpty() && !REPEATABLE.contains(name)) {
+                throw ClientFailure.usage(name + " is given twice; give it once");
+            }
+            values.add(value);
+        }
+        Common common = new Common(single(options, "--url"), single(options, "--key-file"), json);
+        ClientRequest request = switch (command) {
+            case "schedule" -> schedule(options, positional, stdin);
+            case "list" -> list(options, positional);
+            case "get" -> new ClientRequest.Get(onlyId(command, positional));
+            case "edit" -> edit(options, positional, stdin);
+            case "cancel" -> new ClientRequest.Cancel(onlyId(command, positional));
+            case "send-now" -> new ClientRequest.SendNow(onlyId(command, positional));
+            default -> throw new IllegalStateException("no parser for " + command);
+        };
+        return new Parsed.Run(common, request);
+    }
+
+    private static ClientRequest schedule(Map<String, List<String>> options, List<String> positional,
+                                          Supplier<String> stdin) {
+        String channel = single(options, "--channel").orElseThrow(() -> ClientFailure.usage(
+                "schedule needs --channel <h>: the channel the message is for"));
+        if (channel.isEmpty()) {
+            throw ClientFailure.usage("--channel is empty; name the channel (the h tag)");
+        }
+        DueTime due = due(options).orElseThrow(() -> ClientFailure.usage(
+                "schedule needs --at <time> or --in <delay>: when the message is due"));
+        int kind = single(options, "--kind").map(ClientCommandLine::kind).orElse(9);
+        List<List<String>> tags = options.getOrDefault("--tag", List.of()).stream().map(ClientCommandLine::tag).toList();
+        if (positional.isEmpty()) {
+            throw ClientFailure.usage("schedule needs the message content after the options (- reads it from stdin)");
+        }
+        return new ClientRequest.Schedule(channel, due, kind, tags, content(positional, stdin));
+    }
+
+    private static ClientRequest list(Map<String, List<String>> options, List<String> positional) {
+        if (!positional.isEmpty()) {
+            throw ClientFailure.usage("list takes no arguments, got " + String.join(" ", positional));
+        }
+        Optional<Integer> limit = single(options, "--limit").map(text -> {
+            if (!text.matches("[1-9][0-9]{0,2}")) {
+                throw ClientFailure.usage("--limit takes a whole number from 1 to 200, got '" + text + "'");
+            }
+            return Integer.parseInt(text);
+        });
+        return new ClientRequest.ListItems(single(options, "--state"), single(options, "--channel"), limit,
+                single(options, "--cursor"));
+    }
+
+    private static ClientRequest edit(Map<String, List<String>> options, List<String> positional,
+                                      Supplier<String> stdin) {
+        if (positional.isEmpty()) {
+            throw ClientFailure.usage("edit needs the message id (as schedule and list print it)");
+        }
+        UUID id = id(positional.get(0));
+        List<String> words = positional.subList(1, positional.size());
+        Optional<DueTime> due = due(options);
+        Optional<String> content = words.isEmpty() ? Optional.empty() : Optional.of(content(words, stdin));
+        if (due.isEmpty() && content.isEmpty()) {
+            throw ClientFailure.usage("edit needs a new due time (--at or --in), new content, or both");
+        }
+        return new ClientRequest.Edit(id, due, content);
+    }
+
+    private static Optional<DueTime> due(Map<String, List<String>> options) {
+        Optional<String> at = single(options, "--at");
+        Optional<String> in = single(options, "--in");
+        if (at.isPresent() && in.isPresent()) {
+            throw ClientFailure.usage("give --at or --in, not both");
+        }
+        return at.map(DueTime::at).or(() -> in.map(DueTime::in));
+    }
+
+    private static int kind(String text) {
+        if (!text.matches("[0-9]{1,5}") || Integer.parseInt(text) > 65_535) {
+            throw ClientFailure.usage("--kind takes an event kind from 0 to 65535, got '" + text + "'");
+        }
+        return Integer.parseInt(text);
+    }
+
+    private static List<String> tag(String text) {
+        int equals = text.indexOf('=');
+        if (equals <= 0) {
+            throw ClientFailure.usage("--tag takes name=value, e.g. --tag subject=hello; got '" + text + "'");
+        }
+        String name = text.substring(0, equals);
+        if (name.equals("h")) {
+            throw ClientFailure.usage("--tag h=... is not allowed: the channel is --channel (one h tag per message)");
+        }
+        return List.of(name, text.substring(equals + 1));
+    }
+
+    private static UUID onlyId(String command, List<String> positional) {
+        if (positional.size() != 1) {
+            throw ClientFailure.usage(command + " takes one message id, got "
+                    + (positional.isEmpty() ? "none" : positional.size() + ": " + String.join(" ", positional)));
+        }
+        return id(positional.get(0));
+    }
+
+    private static UUID id(String text) {
+        if (!text.matches("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")) {
+            throw ClientFailure.usage("'" + text + "' is not a message id (a UUID such as"
+                    + " 0190f3c2-7d4e-7a51-9b3c-2f1e8d7c6b5a, as schedule and list print it)");
+        }
+        return UUID.fromString(text.toLowerCase(Locale.ROOT));
+    }
+
+    private static String content(List<String> words, Supplier<String> stdin) {
+        if (words.equals(List.of("-"))) {
+            String text = stdin.get();
+            return text.endsWith("\r\n") ? text.substring(0, text.length() - 2)
+                    : text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
+        }
+        return String.join(" ", words);
+    }
+
+    private static Optional<String> single(Map<String, List<String>> options, String name) {
+        List<String> values = options.get(name);
+        return values == null ? Optional.empty() : Optional.of(values.get(0));
+    }
+
+    private static List<String> sorted(Set<String> names) {
+        return names.stream().sorted().toList();
+    }
+}

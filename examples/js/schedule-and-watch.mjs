@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// The steps a web or mobile client takes with buzz-scheduled-delivery, on nostr-tools' own functions:
+//
+//   1. GET /v1/info: is the feature on here (buzz-scheduled-messages-v1)?
+//   2. sign a kind-9 channel message whose created_at is the due time (finalizeEvent) and POST it;
+//   3. edit it: GET for its ETag, sign the next revision, PUT it with If-Match;
+//   4. watch the relay until the edited event arrives (the first revision never does);
+//   5. schedule another message and cancel it (DELETE).
+//
+// Every request carries a NIP-98 header from nip98.getToken(url, method, sign, true, body): u is the sidecar's
+// PUBLIC_BASE_URL + path + query, and the payload tag is the SHA-256 of JSON.stringify(body), so the body sent must
+// be exactly that string.
+//
+//   BUZZ_URL=http://127.0.0.1:8088 RELAY_URL=ws://127.0.0.1:7777 node schedule-and-watch.mjs
+//
+// Environment: BUZZ_URL (default http://127.0.0.1:8088), RELAY_URL (default ws://127.0.0.1:7777), BUZZ_CHANNEL
+// (default general), BUZZ_AUTHOR_SECRET (64 hex characters; default a new key), BUZZ_DUE_IN_SECONDS (default 5).
+// Prints what it does, then one JSON line {"published":item,"superseded_event_id":…,"cancelled":item}; exits 1 on
+// any failure.
+import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import * as nip98 from 'nostr-tools/nip98';
+import { Relay, useWebSocketImplementation } from 'nostr-tools/relay';
+import { hexToBytes } from 'nostr-tools/utils';
+import WebSocket from 'ws';
+
+useWebSocketImplementation(WebSocket); // Node 20 has no WebSocket of its own
+
+const base = (process.env.BUZZ_URL ?? 'http://127.0.0.1:8088').replace(/\/$/, '');
+const relayUrl = process.env.RELAY_URL ?? 'ws://127.0.0.1:7777';
+const channel = process.env.BUZZ_CHANNEL ?? 'general';
+const secret = process.env.BUZZ_AUTHOR_SECRET ? hexToBytes(process.env.BUZZ_AUTHOR_SECRET) : generateSecretKey();
+const dueIn = Number(process.env.BUZZ_DUE_IN_SECONDS ?? 5);
+const now = () => Math.floor(Date.now() / 1000);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One owner API call with a fresh NIP-98 header; throws with the API's error code and message on a refusal. */
+async function api(method, path, body, headers = {}) {
+  const url = base + path;
+  const authorization = await nip98.getToken(url, method, (template) => finalizeEvent(template, secret), true, body);
+  const response = await fetch(url, {
+    method,
+    headers: { Authorization: authorization, ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await response.json();
+  if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${json.error}: ${json.message}`);
+  return { json, etag: response.headers.get('etag') };
+}
+
+/** A kind-9 message for the channel (NIP-29 h tag), due at createdAt. */
+function message(content, createdAt) {
+  return finalizeEvent({ kind: 9, created_at: createdAt, tags: [['h', channel]], content }, secret);
+}
+
+const info = await (await fetch(`${base}/v1/info`)).json();
+if (!info.supported_extensions?.includes('buzz-scheduled-messages-v1')) {
+  throw new Error(`scheduled messages are not on at ${base}: ${JSON.stringify(info)}`);
+}
+
+// 2. schedule, an hour ahead
+const draft = message('first draft', now() + 3600);
+const created = (await api('POST', '/v1/scheduled-messages', { event: draft })).json;
+console.log(`scheduled ${created.id} for ${new Date(created.due_at * 1000).toISOString()} (event ${draft.id})`);
+
+// 3. edit: the next revision, due in a few seconds, with If-Match on the revision just read
+const current = await api('GET', `/v1/scheduled-messages/${created.id}`);
+const revision = message('final text', now() + dueIn);
+const edited = (await api('PUT', `/v1/scheduled-messages/${created.id}`, { event: revision },
+  { 'If-Match': current.etag })).json;
+console.log(`edited ${edited.id}: revision ${edited.revision}, due ${new Date(edited.due_at * 1000).toISOString()}`);
+
+// 4. watch the relay for the author's messages in the channel until the edited event arrives
+const relay = await Relay.connect(relayUrl);
+const seen = [];
+const arrived = new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(`event ${revision.id} did not reach ${relayUrl} in time`)),
+    (dueIn + 30) * 1000);
+  relay.subscribe([{ authors: [getPublicKey(secret)], kinds: [9], '#h': [channel] }], {
+    onevent(event) {
+      seen.push(event.id);
+      if (event.id === revision.id) {
+        clearTimeout(timer);
+        resolve(now());
+      }
+    },
+  });
+});
+const arrivedAt = await arrived;
+if (arrivedAt < revision.created_at) throw new Error('the relay got the event before its due time');
+if (seen.includes(draft.id)) throw new Error('the superseded first revision reached the relay');
+console.log(`the relay has ${revision.id} (${arrivedAt - revision.created_at} s after its due time)`);
+
+// The sidecar marks it published once the relay has answered OK. (A GET signed twice in the same second is the same
+// NIP-98 event, which a sidecar that keys its replay cache by event id refuses: poll more slowly than that.)
+let published = edited;
+for (let tries = 0; published.state !== 'published' && tries < 20; tries++) {
+  await sleep(1100);
+  published = (await api('GET', `/v1/scheduled-messages/${created.id}`)).json;
+}
+if (published.state !== 'published') throw new Error(`message ${created.id} is ${published.state}, not published`);
+
+// 5. schedule another and cancel it: its event is deleted and never published
+const spare = (await api('POST', '/v1/scheduled-messages', { event: message('never sent', now() + 3600) })).json;
+const cancelled = (await api('DELETE', `/v1/scheduled-messages/${spare.id}`)).json;
+console.log(`cancelled ${cancelled.id}: state ${cancelled.state}`);
+
+relay.close();
+console.log(JSON.stringify({ published, superseded_event_id: draft.id, cancelled }));
