@@ -8,6 +8,7 @@ import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.in.DeliveryUseCase;
+import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.WallClock;
@@ -68,8 +69,8 @@ public final class DeliveryModule extends AbstractModule {
     @Provides
     @Singleton
     Dispatcher dispatcher(DeliveryUseCase delivery, RelayPublisher relay, PostgresDueWorkSignal signal,
-                          DispatcherSettings settings) {
+                          DispatcherSettings settings, DeliveryObserver observer) {
         DueWorkSignal wakeUps = signal;
-        return new Dispatcher(delivery, relay, wakeUps, settings);
+        return new Dispatcher(delivery, relay, wakeUps, settings, System::nanoTime, observer);
     }
 }

@@ -1,8 +1,14 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.adapters.postgres.PostgresAdminMessageQueries;
 import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
+import buzz.scheduled.adapters.postgres.PostgresDeliveryNotes;
+import buzz.scheduled.adapters.postgres.PostgresQueueStatistics;
+import buzz.scheduled.application.port.out.AdminMessageQueries;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.application.port.out.ChannelAdministration;
+import buzz.scheduled.application.port.out.DeliveryNotes;
+import buzz.scheduled.application.port.out.QueueStatistics;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
@@ -11,7 +17,8 @@ import javax.sql.DataSource;
 
 /**
  * Binds the storage ports to the PostgreSQL adapter (jOOQ over the shared pool): the schedule store and the
- * channel administration (deletion, purges, retention pruning, reservations).
+ * channel administration (deletion, purges, retention pruning, reservations), and the operator view's reads
+ * (queue statistics, message metadata) and delivery notes.
  */
 public final class PersistenceModule extends AbstractModule {
 
@@ -25,5 +32,23 @@ public final class PersistenceModule extends AbstractModule {
     @Singleton
     ChannelAdministration channelAdministration(DataSource dataSource) {
         return new PostgresChannelAdministration(dataSource);
+    }
+
+    @Provides
+    @Singleton
+    QueueStatistics queueStatistics(DataSource dataSource) {
+        return new PostgresQueueStatistics(dataSource);
+    }
+
+    @Provides
+    @Singleton
+    AdminMessageQueries adminMessageQueries(DataSource dataSource) {
+        return new PostgresAdminMessageQueries(dataSource);
+    }
+
+    @Provides
+    @Singleton
+    DeliveryNotes deliveryNotes(DataSource dataSource) {
+        return new PostgresDeliveryNotes(dataSource);
     }
 }

@@ -4,6 +4,9 @@ import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
 import buzz.scheduled.application.port.in.DeliveryUseCase;
 import buzz.scheduled.application.port.in.DeliveryUseCase.ClaimedWork;
 import buzz.scheduled.application.port.in.DeliveryUseCase.GateResult;
+import buzz.scheduled.application.port.out.DeliveryObserver;
+import buzz.scheduled.application.port.out.DeliveryObserver.DeliveryReport;
+import buzz.scheduled.application.port.out.DeliveryObserver.Outcome;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.DueWorkSignal.Wake;
 import buzz.scheduled.application.port.out.PublishResult;
@@ -57,6 +60,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     private final DispatcherSettings settings;
     private final LongSupplier monotonicNanos;
     private final long publishTimeoutNanos;
+    private final DeliveryObserver observer;
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when a send finishes (a slot frees up) and when a stop is requested. */
@@ -90,6 +94,20 @@ public final class Dispatcher implements DeliveryCountsUseCase {
      */
     public Dispatcher(DeliveryUseCase delivery, RelayPublisher relay, DueWorkSignal signal,
                       DispatcherSettings settings, LongSupplier monotonicNanos) {
+        this(delivery, relay, signal, settings, monotonicNanos, DeliveryObserver.NONE);
+    }
+
+    /**
+     * A dispatcher that tells {@code observer} of every recorded outcome (metrics, the outcome log line).
+     *
+     * @param observer called once per recorded outcome, after it was written
+     */
+    public Dispatcher(DeliveryUseCase delivery, RelayPublisher relay, DueWorkSignal signal,
+                      DispatcherSettings settings, LongSupplier monotonicNanos, DeliveryObserver observer) {
+        if (observer == null) {
+            throw new IllegalArgumentException("a dispatcher needs an observer (DeliveryObserver.NONE for none)");
+        }
+        this.observer = observer;
         if (delivery == null || relay == null || signal == null || settings == null || monotonicNanos == null) {
             throw new IllegalArgumentException("a dispatcher needs delivery, relay, signal, settings and a clock");
         }
@@ -379,11 +397,13 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 }
                 case GateResult.Ended ended -> {
                     tally.ended.incrementAndGet();
+                    report(work, ended(ended), "none", "", Optional.empty());
                     LOG.log(Level.INFO, "{0} ended {1} before sending", work.id(),
                             ended.message().state().wireName());
                 }
                 case GateResult.Deferred deferred -> {
                     tally.deferred.incrementAndGet();
+                    report(work, Outcome.RETRIED, "none", deferred.why(), Optional.empty());
                     LOG.log(Level.WARNING, "{0} deferred: {1}", work.id(), deferred.why());
                 }
             }
@@ -406,8 +426,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
             tally.notSent.incrementAndGet();
             LOG.log(Level.WARNING, "not publishing {0}: {1}", work.id(),
                     entry.lost ? "its lease was lost" : "its send deadline passed before publishing");
-            if (!entry.lost) {
-                delivery.retryLater(work, "send deadline passed before publishing");
+            if (!entry.lost && delivery.retryLater(work, "send deadline passed before publishing")) {
+                report(work, Outcome.RETRIED, "not-sent", "send deadline passed before publishing", Optional.empty());
             }
             return;
         }
@@ -425,13 +445,47 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                     rejected.prefix() + ": " + rejected.message()), tally.rejected);
             case PublishResult.Transient failure -> count(delivery.retryLater(work, failure.reason()), tally.retried);
         };
-        if (!recorded) {
+        if (recorded) {
+            report(work, result);
+        } else {
             // Someone else owns the message now; the event we sent has the same id as theirs, so the relay
             // de-duplicates it.
             tally.lostAfterSend.incrementAndGet();
             LOG.log(Level.WARNING, "the outcome of {0} (token {1}) was not recorded: the claim was lost",
                     work.id(), work.token());
         }
+    }
+
+    /** Tells the observer of a recorded relay answer; lateness on the store's clock. */
+    private void report(ClaimedWork work, PublishResult result) {
+        switch (result) {
+            case PublishResult.Published published -> report(work, Outcome.PUBLISHED,
+                    published.duplicate() ? "duplicate" : "ok", published.message(),
+                    Optional.of(Duration.between(work.dueAt(), delivery.now())));
+            case PublishResult.Rejected rejected -> report(work, Outcome.REJECTED, rejected.prefix(),
+                    rejected.prefix() + ": " + rejected.message(), Optional.empty());
+            case PublishResult.Transient failure -> report(work, Outcome.RETRIED,
+                    failure.reason().split(":", 2)[0].strip(), failure.reason(), Optional.empty());
+        }
+    }
+
+    private void report(ClaimedWork work, Outcome outcome, String relayKind, String detail,
+                        Optional<Duration> lateness) {
+        try {
+            observer.outcome(new DeliveryReport(work.id(), work.event().id(), work.claimed().channel(),
+                    work.revision().number(), work.attempts(), outcome, relayKind, detail, lateness));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "the delivery observer failed for " + work.id(), e);
+        }
+    }
+
+    private static Outcome ended(GateResult.Ended ended) {
+        return switch (ended.message().failureReason().orElse(FailureReason.EXPIRED)) {
+            case EXPIRED -> Outcome.EXPIRED;
+            case ACCESS_DENIED, MEMBER_REMOVED -> Outcome.ACCESS_DENIED;
+            case CHANNEL_DELETED -> Outcome.CHANNEL_DELETED;
+            case RELAY_REJECTED -> Outcome.REJECTED;
+        };
     }
 
     private static boolean count(boolean recorded, AtomicLong counter) {
