@@ -92,12 +92,13 @@ public final class QueueGauges {
         return Gauge.builder(name, this, gauges -> gauges.current()
                         .map(stats -> value.applyAsDouble(stats.figures()))
                         .orElse(name.equals("buzz.reservations.up") ? 0 : Double.NaN))
-                .description(help);
+                .description(help).strongReference(true);
     }
 
     private static void link(MeterRegistry registry, String name, String help, LinkStatus links,
                              ToDoubleFunction<Links> value) {
-        Gauge.builder(name, links, status -> value.applyAsDouble(status.links())).description(help).register(registry);
+        Gauge.builder(name, links, status -> value.applyAsDouble(status.links())).description(help)
+                .strongReference(true).register(registry);
     }
 
     /** The figures, read again when the last read is older than a second; empty when the read failed. */

@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.function.ToLongFunction;
@@ -29,6 +30,15 @@ public final class SidecarMeters {
     /** A new registry with the JVM and process meters and {@code buzz_build_info}. */
     public static PrometheusMeterRegistry create(String version) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        // Two of Micrometer's processor meters break Prometheus naming (promtool check metrics): a counter in
+        // nanoseconds (process_cpu_time_ns_total; process_cpu_usage stays) and a gauge ending in _count.
+        registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")));
+        registry.config().meterFilter(new MeterFilter() {
+            @Override
+            public io.micrometer.core.instrument.Meter.Id map(io.micrometer.core.instrument.Meter.Id id) {
+                return id.getName().equals("system.cpu.count") ? id.withName("system.cpu.logical.processors") : id;
+            }
+        });
         new JvmMemoryMetrics().bindTo(registry);
         new JvmGcMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
