@@ -42,6 +42,14 @@ public final class Sidecar implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Sidecar.class);
 
+    static {
+        // No Guice AOP here: without its bytecode generation Guice never reaches sun.misc.Unsafe, whose JDK 24+
+        // warning would be a plain-text line on stderr amid BUZZ_LOG_FORMAT=json output.
+        if (System.getProperty("guice_bytecode_gen_option") == null) {
+            System.setProperty("guice_bytecode_gen_option", "DISABLED");
+        }
+    }
+
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();
     private boolean closed;
     private volatile Injector injector;
