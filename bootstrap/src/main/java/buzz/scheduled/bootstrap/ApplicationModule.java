@@ -13,6 +13,7 @@ import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.OwnerMessagesService;
+import buzz.scheduled.application.service.OperatorViewService;
 import buzz.scheduled.application.service.ReservationsService;
 import buzz.scheduled.application.service.RetentionService;
 import buzz.scheduled.application.service.RetentionSettings;
@@ -51,6 +52,20 @@ public final class ApplicationModule extends AbstractModule {
     @Singleton
     ReservationsUseCase reservations(ChannelAdministration administration) {
         return new ReservationsService(administration);
+    }
+
+    @Provides
+    @Singleton
+    buzz.scheduled.application.port.in.QueueStatsUseCase queueStats(OperatorViewService view) {
+        return view;
+    }
+
+    @Provides
+    @Singleton
+    OperatorViewService operatorView(buzz.scheduled.application.port.out.QueueStatistics statistics,
+                                     buzz.scheduled.application.port.out.AdminMessageQueries messages,
+                                     buzz.scheduled.application.port.out.LinkStatus links) {
+        return new OperatorViewService(statistics, messages, links);
     }
 
     @Provides

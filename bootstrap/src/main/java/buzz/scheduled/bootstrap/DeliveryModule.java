@@ -64,12 +64,6 @@ public final class DeliveryModule extends AbstractModule {
 
     @Provides
     @Singleton
-    DeliveryObserver deliveryObserver() {
-        return DeliveryObserver.NONE;
-    }
-
-    @Provides
-    @Singleton
     RelayLimits relayLimits() {
         return RelayLimits.UNKNOWN;
     }

@@ -5,12 +5,14 @@ import buzz.scheduled.adapters.http.HttpSettings;
 import buzz.scheduled.adapters.http.OperatorAccess;
 import buzz.scheduled.adapters.http.OperatorUseCases;
 import buzz.scheduled.adapters.http.OwnerUseCases;
+import buzz.scheduled.adapters.http.ServerIdentity;
 import buzz.scheduled.adapters.http.ReadinessCheck;
 import buzz.scheduled.adapters.http.ReadinessCheck.Readiness;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.service.DeletionService;
-import buzz.scheduled.application.service.Dispatcher;
+import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.service.OperatorViewService;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.domain.schedule.AdmissionRules;
@@ -18,12 +20,16 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import java.sql.Connection;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.sql.SQLException;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
  * Binds the HTTP adapter: the owner routes over the owner service, the operator routes (reservations, deletion,
- * purges) for {@code RELAY_OPERATOR_PUBKEYS}, NIP-98 authentication, and a database readiness check.
+ * purges, the operator view) for {@code RELAY_OPERATOR_PUBKEYS}, NIP-98 authentication, a database readiness
+ * check, the metrics registry behind {@code GET /metrics}, {@code BUZZ_CORS_ORIGINS} and the NIP-11 identity
+ * (software URL, version, the sidecar's pubkey).
  */
 public final class HttpModule extends AbstractModule {
 
@@ -63,8 +69,12 @@ public final class HttpModule extends AbstractModule {
     @Provides
     @Singleton
     HttpApi httpApi(OwnerMessagesService owner, OperatorAccess operators, AuthenticateRequestUseCase authentication,
-                    ReadinessCheck readiness, HttpSettings settings, Dispatcher dispatcher) {
+                    ReadinessCheck readiness, HttpSettings settings, SidecarConfig config,
+                    PrometheusMeterRegistry registry, OperatorViewService view, SecretKey sidecarKey) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
-                .reportDelivery(dispatcher);
+                .meters(registry, registry::scrape)
+                .cors(config.operations().cors())
+                .identity(ServerIdentity.of(Optional.of(sidecarKey.publicKey())))
+                .operatorView(view, view);
     }
 }

@@ -6,14 +6,18 @@ import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.bootstrap.cli.ClientCommands;
 import buzz.scheduled.bootstrap.config.InvalidConfigurationException;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.database.DataDirectoryLockedException;
 import buzz.scheduled.bootstrap.database.SidecarDatabase;
+import buzz.scheduled.bootstrap.logging.LogSetup;
 import buzz.scheduled.domain.nostr.Nip19;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,8 +87,8 @@ public final class Main {
         List<String> options = Arrays.asList(args).subList(1, args.length);
         try {
             return switch (command) {
-                case "serve" -> noOptions(command, options) ? serve(SidecarConfig.fromEnvironment(environment)) : EXIT_USAGE;
-                case "migrate" -> noOptions(command, options) ? migrate(SidecarConfig.fromEnvironment(environment)) : EXIT_USAGE;
+                case "serve" -> noOptions(command, options) ? serve(configured()) : EXIT_USAGE;
+                case "migrate" -> noOptions(command, options) ? migrate(configured()) : EXIT_USAGE;
                 case "keygen" -> keygen(options);
                 case "schedule", "list", "get", "edit", "cancel", "send-now" ->
                         new ClientCommands(environment, System.in, out, err, InstantSource.system()).run(command, options);
@@ -101,6 +105,13 @@ public final class Main {
         } catch (RuntimeException e) {
             return fail(command, e);
         }
+    }
+
+    /** Reads the configuration and applies its logging settings before anything logs. */
+    private SidecarConfig configured() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(environment);
+        LogSetup.apply(config.operations().logLevel(), config.operations().logFormat());
+        return config;
     }
 
     private boolean noOptions(String command, List<String> options) {
@@ -155,7 +166,7 @@ public final class Main {
             err.println("keygen takes only --force, got " + options);
             return EXIT_USAGE;
         }
-        SidecarConfig config = SidecarConfig.fromEnvironment(environment);
+        SidecarConfig config = configured();
         Path file = config.relay().secretKeyFile();
         try {
             SecretKey key = SidecarKeys.generate(file, force);
@@ -169,7 +180,18 @@ public final class Main {
         }
     }
 
-    /** Reports a failure in one line (with the stack trace in the log for unexpected ones) and picks the exit code. */
+    /**
+     * SQL states of failures an operator fixes outside the sidecar (PostgreSQL error codes, appendix A): the database
+     * does not exist (3D000), the server refused or could not be reached (08001, 08004, 08006), the password or role
+     * was refused (28000, 28P01).
+     */
+    private static final Set<String> OPERATOR_SQL_STATES = Set.of("3D000", "08001", "08004", "08006", "28000", "28P01");
+
+    /**
+     * Reports a failure in one line and picks the exit code. Unexpected failures also go to the log with their stack
+     * trace; expected ones (bad configuration, a newer schema, a locked data directory, a database that does not
+     * exist or does not answer) only in one line, since their message says what to do.
+     */
     private int fail(String command, Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof InvalidConfigurationException invalid) {
@@ -179,6 +201,13 @@ public final class Main {
             if (cause instanceof SchemaNewerThanBinaryException newer) {
                 err.println(command + ": " + newer.getMessage());
                 return EXIT_SCHEMA_NEWER;
+            }
+        }
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof DataDirectoryLockedException
+                    || cause instanceof SQLException sql && OPERATOR_SQL_STATES.contains(sql.getSQLState())) {
+                err.println(command + " failed: " + cause.getMessage());
+                return EXIT_FAILED;
             }
         }
         LOG.error("{} failed", command, failure);

@@ -1,10 +1,16 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.adapters.postgres.PostgresAdminMessageQueries;
 import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
+import buzz.scheduled.adapters.postgres.PostgresDeliveryNotes;
 import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
+import buzz.scheduled.adapters.postgres.PostgresQueueStatistics;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.application.port.out.AdminMessageQueries;
 import buzz.scheduled.application.port.out.ChannelAdministration;
+import buzz.scheduled.application.port.out.DeliveryNotes;
 import buzz.scheduled.application.port.out.DeliveryStore;
+import buzz.scheduled.application.port.out.QueueStatistics;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
@@ -13,8 +19,8 @@ import javax.sql.DataSource;
 
 /**
  * Binds the storage ports to the PostgreSQL adapter over the shared pool: the schedule store (jOOQ), the
- * dispatcher's delivery store (plain JDBC) and the channel administration (deletion, purges, retention pruning,
- * reservations).
+ * dispatcher's delivery store (plain JDBC), the channel administration (deletion, purges, retention pruning,
+ * reservations), and the operator view's reads (queue statistics, message metadata) and delivery notes.
  */
 public final class PersistenceModule extends AbstractModule {
 
@@ -34,5 +40,23 @@ public final class PersistenceModule extends AbstractModule {
     @Singleton
     ChannelAdministration channelAdministration(DataSource dataSource) {
         return new PostgresChannelAdministration(dataSource);
+    }
+
+    @Provides
+    @Singleton
+    QueueStatistics queueStatistics(DataSource dataSource) {
+        return new PostgresQueueStatistics(dataSource);
+    }
+
+    @Provides
+    @Singleton
+    AdminMessageQueries adminMessageQueries(DataSource dataSource) {
+        return new PostgresAdminMessageQueries(dataSource);
+    }
+
+    @Provides
+    @Singleton
+    DeliveryNotes deliveryNotes(DataSource dataSource) {
+        return new PostgresDeliveryNotes(dataSource);
     }
 }

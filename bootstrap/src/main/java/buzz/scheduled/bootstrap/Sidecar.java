@@ -5,16 +5,23 @@ import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
 import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.port.in.QueueStatsUseCase;
+import buzz.scheduled.application.port.out.LinkStatus;
 import buzz.scheduled.application.port.in.PruneRetentionUseCase;
 import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.config.SidecarConfig.AccessPolicyChoice;
 import buzz.scheduled.bootstrap.database.SidecarDatabase;
+import buzz.scheduled.bootstrap.metrics.QueueGauges;
+import buzz.scheduled.bootstrap.metrics.SidecarMeters;
 import buzz.scheduled.domain.nostr.PublicKey;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Module;
 import com.google.inject.Stage;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -34,6 +41,14 @@ import org.slf4j.LoggerFactory;
 public final class Sidecar implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Sidecar.class);
+
+    static {
+        // No Guice AOP here: without its bytecode generation Guice never reaches sun.misc.Unsafe, whose JDK 24+
+        // warning would be a plain-text line on stderr amid BUZZ_LOG_FORMAT=json output.
+        if (System.getProperty("guice_bytecode_gen_option") == null) {
+            System.setProperty("guice_bytecode_gen_option", "DISABLED");
+        }
+    }
 
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();
     private boolean closed;
@@ -59,6 +74,7 @@ public final class Sidecar implements AutoCloseable {
             SecretKey key = SidecarKeys.readOrCreate(config.relay().secretKeyFile());
             LOG.info("sidecar public key {} (from {})", key.publicKey().hex(), config.relay().secretKeyFile());
             injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database, key));
+            registerMeters(config, database);
             if (config.access().policy() == AccessPolicyChoice.NIP29) {
                 startGroupFeed(config);
             }
@@ -116,11 +132,25 @@ public final class Sidecar implements AutoCloseable {
         LOG.info("delivering to {}", config.relay().url());
     }
 
+    /**
+     * Adds to the registry what needs the running parts: HikariCP's own Micrometer tracker on the pool, the queue
+     * gauges and the dispatcher's counters.
+     */
+    private void registerMeters(SidecarConfig config, SidecarDatabase database) {
+        PrometheusMeterRegistry registry = injector.getInstance(PrometheusMeterRegistry.class);
+        if (database.dataSource() instanceof HikariDataSource pool) {
+            pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
+        }
+        QueueGauges.register(registry, injector.getInstance(QueueStatsUseCase.class),
+                injector.getInstance(LinkStatus.class), config.access().policy() == AccessPolicyChoice.NIP29);
+        SidecarMeters.deliveryCounters(registry, injector.getInstance(Dispatcher.class));
+    }
+
     /** The modules of the object graph. */
     static List<Module> modules(SidecarConfig config, SidecarDatabase database, SecretKey key) {
         return List.of(new SidecarModule(config, database.dataSource(), database.url()), new RelayModule(key),
                 new AccessModule(config.access().policy()), new PersistenceModule(), new ApplicationModule(),
-                new HttpModule(), new DeliveryModule());
+                new HttpModule(), new DeliveryModule(), new MetricsModule());
     }
 
     /** The wired object graph (after {@link #start}). */

@@ -65,8 +65,9 @@ class ServeDeliveryProcessTest {
                 assertThat(NostrEventJson.write(readBack)).isEqualTo(NostrEventJson.write(event));
                 String id = created.json().get("id").asText();
                 assertThat(awaitState(owner, id, "published")).isTrue();
-                assertThat(metrics(httpPort)).contains("buzz_delivery_published_total 1\n")
-                        .contains("buzz_delivery_sent_total 1\n");
+                assertThat(metrics(httpPort)).contains("buzz_delivery_published_total 1.0\n")
+                        .contains("buzz_delivery_sent_total 1.0\n")
+                        .contains("buzz_delivery_lateness_seconds_count 1\n");
             }
         }
     }

@@ -26,6 +26,13 @@ sealed interface Answer {
         }
     }
 
+    /** No body (a CORS preflight's {@code 204}). */
+    record Empty(int status, Map<String, String> headers) implements Answer {
+        public Empty {
+            headers = Map.copyOf(headers);
+        }
+    }
+
     /** Plain text with a media type (Prometheus metrics, the OpenAPI document). */
     record Text(int status, String contentType, String body, Map<String, String> headers) implements Answer {
         public Text {

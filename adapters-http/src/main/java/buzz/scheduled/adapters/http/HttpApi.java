@@ -3,13 +3,16 @@ package buzz.scheduled.adapters.http;
 import buzz.scheduled.application.port.in.AuthenticateRequestCommand;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.AuthenticationResult;
-import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase;
+import buzz.scheduled.application.port.in.QueueStatsUseCase;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -29,6 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,10 +50,17 @@ import org.slf4j.LoggerFactory;
  * <p>Operator routes (SPEC §4) are the third {@link Access} kind: NIP-98 authentication as for owners
  * ({@code 401 unauthorized}), then the pubkey must be in {@code RELAY_OPERATOR_PUBKEYS} ({@code 403 forbidden}
  * otherwise). They answer whether or not the feature flag is on: deletion and reservations matter for messages
- * already accepted.
+ * already accepted. The operators' read routes ({@link AdminRoutes}) and the operator page ({@link OperatorPage})
+ * are wired with {@link #operatorView}.
+ *
+ * <p>Browsers: the NIP-11 document carries the CORS headers NIP-11 requires and answers {@code OPTIONS}
+ * preflights; the owner routes answer the origins of {@link #cors} ({@code BUZZ_CORS_ORIGINS}), see {@link Cors}.
+ * Metrics are Micrometer's ({@link #meters}); every request is counted and timed and written as one access-log
+ * line (logger {@code buzz.access}: method, path, route, status, milliseconds; never a header).
  */
 public final class HttpApi {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+    private static final Logger ACCESS = LoggerFactory.getLogger("buzz.access");
     private static final String ROUTE_ATTRIBUTE = "buzz.route";
     private static final String OPENAPI_RESOURCE = "/buzz/scheduled/adapters/http/openapi.yaml";
     private static final String NOSTR_JSON = "application/nostr+json";
@@ -83,8 +94,12 @@ public final class HttpApi {
     private final OwnerRoutes owner;
     private final OperatorAccess operatorAccess;
     private final Optional<OperatorRoutes> operator;
-    private final RequestMetrics metrics = new RequestMetrics();
-    private volatile Optional<DeliveryCountsUseCase> delivery = Optional.empty();
+    private volatile HttpMetrics metrics = new HttpMetrics(new SimpleMeterRegistry());
+    private volatile Supplier<String> metricsText = () -> "";
+    private volatile Cors cors = new Cors(CorsOrigins.none());
+    private volatile ServerIdentity identity = ServerIdentity.of(Optional.empty());
+    private volatile Optional<AdminRoutes> admin = Optional.empty();
+    private final OperatorPage page;
     private final ObjectMapper json = new ObjectMapper();
     private final String openApi;
     private final List<Entry> entries;
@@ -126,6 +141,7 @@ public final class HttpApi {
         this.operatorAccess = operatorAccess;
         this.operator = operatorAccess.useCases().map(OperatorRoutes::new);
         this.openApi = readOpenApi();
+        this.page = new OperatorPage(settings.publicBaseUrl().toString());
         this.entries = List.of(
                 ownerRoute("POST", OwnerRoutes.COLLECTION, owner::create),
                 ownerRoute("GET", OwnerRoutes.COLLECTION, owner::list),
@@ -133,51 +149,84 @@ public final class HttpApi {
                 ownerRoute("PUT", OwnerRoutes.COLLECTION + "/{id}", owner::revise),
                 ownerRoute("DELETE", OwnerRoutes.COLLECTION + "/{id}", owner::cancel),
                 ownerRoute("POST", OwnerRoutes.COLLECTION + "/{id}/send-now", owner::sendNow),
+                ownerPreflight(OwnerRoutes.COLLECTION, "GET, POST"),
+                ownerPreflight(OwnerRoutes.COLLECTION + "/{id}", "GET, PUT, DELETE"),
+                ownerPreflight(OwnerRoutes.COLLECTION + "/{id}/send-now", "POST"),
                 publicRoute("GET", "/v1/info", ctx -> info(ctx, false)),
                 publicRoute("GET", "/", ctx -> info(ctx, true)),
+                publicRoute("OPTIONS", "/v1/info", ctx -> Cors.infoPreflight()),
+                publicRoute("OPTIONS", "/", ctx -> Cors.infoPreflight()),
                 publicRoute("GET", "/healthz", ctx -> new Answer.Json(200, Map.of("status", "up"))),
                 publicRoute("GET", "/readyz", ctx -> ready()),
                 publicRoute("GET", "/metrics", ctx -> new Answer.Text(200, "text/plain; version=0.0.4; charset=utf-8",
-                        metrics.render() + operator.map(OperatorRoutes::metrics).orElse("")
-                                + delivery.map(HttpApi::deliveryMetrics).orElse(""), Map.of())),
+                        metricsText.get(), Map.of())),
                 publicRoute("GET", "/openapi.yaml", ctx -> new Answer.Text(200, "application/yaml; charset=utf-8",
                         openApi, Map.of())),
                 operatorRoute("GET", OperatorRoutes.RESERVATIONS, OperatorRoutes::reservations),
                 operatorRoute("POST", OperatorRoutes.CHANNEL_DELETED, OperatorRoutes::channelDeleted),
                 operatorRoute("POST", OperatorRoutes.MEMBER_REMOVED, OperatorRoutes::memberRemoved),
                 operatorRoute("DELETE", OperatorRoutes.OWNER, OperatorRoutes::purgeOwner),
-                operatorRoute("DELETE", OperatorRoutes.ALL_MESSAGES, OperatorRoutes::purgeAll));
+                operatorRoute("DELETE", OperatorRoutes.ALL_MESSAGES, OperatorRoutes::purgeAll),
+                adminRoute(AdminRoutes.MESSAGES, AdminRoutes::messages),
+                adminRoute(AdminRoutes.STATS, AdminRoutes::stats),
+                publicRoute("GET", OperatorPage.PAGE, ctx -> page.page()),
+                publicRoute("GET", OperatorPage.SCRIPT, ctx -> page.script()),
+                publicRoute("GET", OperatorPage.STYLE, ctx -> page.style()));
     }
 
     /**
-     * Adds the dispatcher's counters to {@code GET /metrics} as {@code buzz_delivery_*_total} (Prometheus
-     * counters). Call before {@link #start}.
+     * Records request metrics on {@code registry} and serves {@code prometheusText} at {@code GET /metrics}
+     * (Prometheus text exposition format 0.0.4). Call before {@link #start}; without it nothing is exported.
      *
      * @return this API
      */
-    public HttpApi reportDelivery(DeliveryCountsUseCase counts) {
-        if (counts == null) {
-            throw new IllegalArgumentException("delivery counts source is missing");
+    public HttpApi meters(MeterRegistry registry, Supplier<String> prometheusText) {
+        if (registry == null || prometheusText == null) {
+            throw new IllegalArgumentException("metrics need a registry and its text");
         }
-        this.delivery = Optional.of(counts);
+        this.metrics = new HttpMetrics(registry);
+        this.metricsText = prometheusText;
         return this;
     }
 
-    private static String deliveryMetrics(DeliveryCountsUseCase source) {
-        DeliveryCountsUseCase.DeliveryCounts counts = source.deliveryCounts();
-        Map<String, Long> values = new java.util.LinkedHashMap<>();
-        values.put("claimed", counts.claimed());
-        values.put("sent", counts.sent());
-        values.put("published", counts.published());
-        values.put("rejected", counts.rejected());
-        values.put("retried", counts.retried());
-        values.put("fence_rejections", counts.fenceRejections());
-        values.put("reaped", counts.reaped());
-        values.put("errors", counts.errors());
-        StringBuilder text = new StringBuilder();
-        values.forEach((name, value) -> text.append("# TYPE buzz_delivery_").append(name).append("_total counter\n")
-                .append("buzz_delivery_").append(name).append("_total ").append(value).append('\n'));
-        return text.toString();
+    /**
+     * Lets the browser origins of {@code origins} call the owner routes ({@code BUZZ_CORS_ORIGINS}).
+     *
+     * @return this API
+     */
+    public HttpApi cors(CorsOrigins origins) {
+        if (origins == null) {
+            throw new IllegalArgumentException("CORS origins are missing (use CorsOrigins.none())");
+        }
+        this.cors = new Cors(origins);
+        return this;
+    }
+
+    /**
+     * What the NIP-11 document says about this server (software URL, version, the sidecar's pubkey).
+     *
+     * @return this API
+     */
+    public HttpApi identity(ServerIdentity serverIdentity) {
+        if (serverIdentity == null) {
+            throw new IllegalArgumentException("the server identity is missing");
+        }
+        this.identity = serverIdentity;
+        return this;
+    }
+
+    /**
+     * Serves the operators' read routes ({@code GET /v1/admin/messages}, {@code GET /v1/admin/stats}) from these
+     * use cases; without them those routes answer {@code 503 unavailable}.
+     *
+     * @return this API
+     */
+    public HttpApi operatorView(QueueStatsUseCase stats, AdminMessagesUseCase messages) {
+        if (stats == null || messages == null) {
+            throw new IllegalArgumentException("the operator view needs its stats and message use cases");
+        }
+        this.admin = Optional.of(new AdminRoutes(stats, messages));
+        return this;
     }
 
     /** Every route this API serves, in registration order (the OpenAPI document lists exactly these). */
@@ -211,14 +260,23 @@ public final class HttpApi {
             config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorPages(settings.maxHeaderBytes())));
             config.requestLogger.http((ctx, millis) -> {
                 String route = ctx.attribute(ROUTE_ATTRIBUTE);
-                metrics.request(ctx.req().getMethod(), route == null ? "unmatched" : route, ctx.statusCode(),
-                        millis / 1000.0);
+                String template = route == null ? "unmatched" : route;
+                metrics.request(ctx.req().getMethod(), template, ctx.statusCode(),
+                        java.time.Duration.ofNanos((long) (millis * 1_000_000)));
+                if (ACCESS.isInfoEnabled()) {
+                    ACCESS.info("{} {} {} {} {} ms", ctx.req().getMethod(), ctx.req().getRequestURI(), template,
+                            ctx.statusCode(), String.format(Locale.ROOT, "%.1f", millis));
+                }
             });
             for (Entry entry : entries) {
                 config.routes.addHttpHandler(HandlerType.findOrCreate(entry.route().method()), entry.route().path(),
                         ctx -> {
                             ctx.attribute(ROUTE_ATTRIBUTE, entry.route().path());
-                            write(ctx, serve(entry, ctx));
+                            Answer answer = serve(entry, ctx);
+                            if (entry.access() == Access.OWNER) {
+                                answer = withHeaders(answer, cors.ownerHeaders(ctx.header("Origin")));
+                            }
+                            write(ctx, answer);
                         });
             }
             config.routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, frameworkProblem(e, ctx)));
@@ -376,10 +434,9 @@ public final class HttpApi {
             return new Answer.Problem(406, "not_acceptable",
                     "GET / answers only Accept: application/nostr+json (NIP-11); the API is under /v1");
         }
-        Map<String, String> headers = new LinkedHashMap<>();
-        headers.put("Access-Control-Allow-Origin", "*");
+        Map<String, String> headers = Cors.infoHeaders();
         headers.put("Content-Type", nostrJson ? NOSTR_JSON : "application/json");
-        return new Answer.Json(200, InfoDocument.of(settings), headers);
+        return new Answer.Json(200, InfoDocument.of(settings, identity), headers);
     }
 
     private Answer ready() {
@@ -438,14 +495,18 @@ public final class HttpApi {
             case Answer.Json j -> "application/json";
             case Answer.Problem p -> "application/json";
             case Answer.Text t -> t.contentType();
+            case Answer.Empty e -> null;
         };
-        ctx.contentType(contentType);
+        if (contentType != null) {
+            ctx.contentType(contentType);
+        }
         answer.headers().forEach(ctx::header);
         try {
             byte[] bytes = switch (answer) {
                 case Answer.Json j -> json.writeValueAsBytes(j.body());
                 case Answer.Problem p -> json.writeValueAsBytes(p.body());
                 case Answer.Text t -> t.body().getBytes(StandardCharsets.UTF_8);
+                case Answer.Empty e -> new byte[0];
             };
             ctx.result(bytes);
         } catch (JsonProcessingException e) {
@@ -476,6 +537,33 @@ public final class HttpApi {
 
     private static Entry ownerRoute(String method, String path, Function<OwnerRequest, Answer> handler) {
         return new Entry(new Route(method, path), Access.OWNER, handler, null, null);
+    }
+
+    /** A copy of {@code answer} with {@code extra} headers added. */
+    private static Answer withHeaders(Answer answer, Map<String, String> extra) {
+        if (extra.isEmpty()) {
+            return answer;
+        }
+        Map<String, String> headers = new LinkedHashMap<>(answer.headers());
+        headers.putAll(extra);
+        return switch (answer) {
+            case Answer.Json j -> new Answer.Json(j.status(), j.body(), headers);
+            case Answer.Problem p -> new Answer.Problem(p.status(), p.code(), p.message(), headers);
+            case Answer.Text t -> new Answer.Text(t.status(), t.contentType(), t.body(), headers);
+            case Answer.Empty e -> new Answer.Empty(e.status(), headers);
+        };
+    }
+
+    /** The CORS preflight of an owner path ({@code OPTIONS}); public, and answered whatever the feature flag. */
+    private Entry ownerPreflight(String path, String methods) {
+        return publicRoute("OPTIONS", path, ctx -> cors.ownerPreflight(ctx.header("Origin"), methods));
+    }
+
+    private Entry adminRoute(String path, java.util.function.BiFunction<AdminRoutes, OperatorRequest, Answer> handler) {
+        return new Entry(new Route("GET", path), Access.OPERATOR, null, null, request -> admin
+                .map(routes -> handler.apply(routes, request))
+                .orElseGet(() -> Answer.Problem.unavailable("the operator view is not configured on this server",
+                        settings.retryAfter().toSeconds())));
     }
 
     private static Entry publicRoute(String method, String path, Function<Context, Answer> handler) {

@@ -8,7 +8,9 @@ import java.util.Map;
  * The NIP-11 style document of {@code GET /v1/info} (and {@code GET /} with
  * {@code Accept: application/nostr+json}). With the feature on it lists {@value #EXTENSION} in
  * {@code supported_extensions} and the limits in {@code limitation}; with it off it advertises nothing
- * (SPEC §3.11): an empty {@code supported_extensions} and no {@code limitation}.
+ * (SPEC §3.11): an empty {@code supported_extensions} and no {@code limitation}. Always: {@code software} (the
+ * project's URL), {@code version} and {@code pubkey} (the sidecar's own key, NIP-11's contact key), see
+ * {@link ServerIdentity}.
  */
 final class InfoDocument {
     /** The draft feature's name (SPEC §3.11). */
@@ -17,11 +19,13 @@ final class InfoDocument {
     private InfoDocument() {
     }
 
-    static Map<String, Object> of(HttpSettings settings) {
+    static Map<String, Object> of(HttpSettings settings, ServerIdentity identity) {
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", "buzz-scheduled-delivery");
         info.put("description", "Durable scheduled delivery of signed Nostr events for a chat relay.");
-        info.put("software", "buzz-scheduled-delivery");
+        identity.pubkey().ifPresent(pubkey -> info.put("pubkey", pubkey.hex()));
+        info.put("software", identity.software().toString());
+        info.put("version", identity.version());
         if (settings.scheduledMessages()) {
             info.put("supported_extensions", List.of(EXTENSION));
             Map<String, Object> limitation = new LinkedHashMap<>();

@@ -32,7 +32,12 @@ final class ListCursor {
 
     /** The cursor text for a position. */
     static String encode(Cursor cursor) {
-        String body = "v1:" + cursor.dueAt().getEpochSecond() + ":" + cursor.dueAt().getNano() + ":" + cursor.id();
+        return encode(cursor.dueAt(), cursor.id());
+    }
+
+    /** The cursor text for the position (due time, id). */
+    static String encode(Instant dueAt, ScheduleId id) {
+        String body = "v1:" + dueAt.getEpochSecond() + ":" + dueAt.getNano() + ":" + id;
         String text = body + ":" + check(body);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.US_ASCII));
     }

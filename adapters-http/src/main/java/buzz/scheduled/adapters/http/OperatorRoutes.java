@@ -15,8 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * The operator routes of SPEC §4 after authentication and the operator check: reservations (§3.10), channel
- * deletion, member removal, owner purge and full purge (§3.9), each answering a summary of what it did. Also
- * renders the reservation figures as Prometheus gauges for {@code GET /metrics}.
+ * deletion, member removal, owner purge and full purge (§3.9), each answering a summary of what it did.
  */
 final class OperatorRoutes {
     static final String RESERVATIONS = "/v1/reservations";
@@ -121,46 +120,6 @@ final class OperatorRoutes {
         }
         int deleted = useCases.purge().purgeAll();
         return new Answer.Json(200, Map.of("deleted", deleted));
-    }
-
-    /**
-     * The reservation figures as Prometheus gauges (exposition format 0.0.4). A figure that is null is left out
-     * ({@code held_before} while nothing is overdue); a store that cannot answer gives
-     * {@code buzz_reservations_up 0} instead of failing the whole scrape.
-     */
-    String metrics() {
-        StringBuilder out = new StringBuilder();
-        Reservations reservations;
-        try {
-            reservations = useCases.reservations().reservations();
-        } catch (RuntimeException e) {
-            gauge(out, "buzz_reservations_up", "Whether the reservation figures could be read (1) or not (0).", 0);
-            return out.toString();
-        }
-        gauge(out, "buzz_reservations_up", "Whether the reservation figures could be read (1) or not (0).", 1);
-        gauge(out, "buzz_reservations_overdue", "Non-terminal scheduled messages already due.",
-                reservations.overdue());
-        out.append("# HELP buzz_reservations_held_before_seconds Unix time from which an overdue scheduled event "
-                + "may still land (absent when nothing is overdue).\n");
-        out.append("# TYPE buzz_reservations_held_before_seconds gauge\n");
-        reservations.heldBefore().ifPresent(held ->
-                out.append("buzz_reservations_held_before_seconds ").append(held.getEpochSecond()).append('\n'));
-        gauge(out, "buzz_reservations_held_lag_seconds",
-                "Seconds between held_before and the database clock (0 when nothing is overdue).",
-                reservations.heldBefore().map(held -> Math.max(0, reservations.now().getEpochSecond()
-                        - held.getEpochSecond())).orElse(0L));
-        out.append("# HELP buzz_reservations_next_due_seconds Unix time the next pending scheduled message is due "
-                + "(absent when none is waiting).\n");
-        out.append("# TYPE buzz_reservations_next_due_seconds gauge\n");
-        reservations.nextDue().ifPresent(next ->
-                out.append("buzz_reservations_next_due_seconds ").append(ceilSeconds(next)).append('\n'));
-        return out.toString();
-    }
-
-    private static void gauge(StringBuilder out, String name, String help, long value) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(" gauge\n");
-        out.append(name).append(' ').append(value).append('\n');
     }
 
     /** A due time in whole seconds, never earlier than the instant (so "not before" stays true). */

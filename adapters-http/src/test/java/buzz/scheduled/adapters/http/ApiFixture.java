@@ -77,6 +77,9 @@ final class ApiFixture implements AutoCloseable {
     final InMemoryChannelAdministration administration = new InMemoryChannelAdministration(store);
     final HttpSettings settings;
     final HttpApi api;
+    final io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
+            new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                    io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
     final int port;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final AtomicLong nonce = new AtomicLong();
@@ -94,7 +97,8 @@ final class ApiFixture implements AutoCloseable {
         settings = tune.apply(HttpSettings.of(true, BASE, Duration.ofDays(120), MAX_CONTENT_BYTES, MAX_PENDING));
         api = new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
                 OperatorUseCases.of(new ReservationsService(administration), new DeletionService(administration))),
-                new AuthenticateRequestService(signatures, clock), readiness, settings);
+                new AuthenticateRequestService(signatures, clock), readiness, settings)
+                .meters(registry, registry::scrape);
         port = api.start("127.0.0.1", 0);
     }
 

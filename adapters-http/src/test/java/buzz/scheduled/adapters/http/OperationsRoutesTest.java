@@ -98,9 +98,10 @@ class OperationsRoutesTest {
             assertThat(reply.status()).isEqualTo(200);
             assertThat(reply.header("Content-Type")).startsWith("text/plain");
             assertThat(reply.text())
-                    .contains("buzz_http_requests_total{method=\"POST\",route=\"/v1/scheduled-messages\",status=\"201\"} 1")
-                    .contains("buzz_http_requests_total{method=\"GET\",route=\"/v1/scheduled-messages/{id}\",status=\"200\"} 1")
-                    .contains("buzz_http_requests_total{method=\"GET\",route=\"/v1/scheduled-messages/{id}\",status=\"401\"} 1")
+                    .contains("buzz_http_server_requests_seconds_count{method=\"POST\",route=\"/v1/scheduled-messages\",status=\"201\"} 1")
+                    .contains("buzz_http_server_requests_seconds_count{method=\"GET\",route=\"/v1/scheduled-messages/{id}\",status=\"200\"} 1")
+                    .contains("buzz_http_server_requests_seconds_count{method=\"GET\",route=\"/v1/scheduled-messages/{id}\",status=\"401\"} 1")
+                    .contains("buzz_http_server_requests_seconds_bucket{method=\"GET\",route=\"/v1/scheduled-messages/{id}\",status=\"401\",le=\"+Inf\"} 1")
                     .contains("buzz_http_refusals_total{code=\"unauthorized\"} 1")
                     .doesNotContain(id);
         }

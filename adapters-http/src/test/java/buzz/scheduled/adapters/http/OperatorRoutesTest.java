@@ -140,21 +140,6 @@ class OperatorRoutesTest {
     }
 
     @Test
-    void metrics_showTheReservationFigures() {
-        NostrEvent event = api.message(ALICE, Duration.ofMinutes(1));
-        created(event);
-        api.clock.advance(Duration.ofMinutes(3));
-
-        String metrics = api.call("GET", "/metrics").send().text();
-
-        assertThat(metrics).contains("buzz_reservations_up 1\n")
-                .contains("buzz_reservations_overdue 1\n")
-                .contains("buzz_reservations_held_before_seconds " + event.createdAt() + "\n")
-                .contains("buzz_reservations_held_lag_seconds 120\n")
-                .doesNotContain("buzz_reservations_next_due_seconds 1");
-    }
-
-    @Test
     void channelDeleted_failsPendingItemsPurgesThemAndRefusesLaterAdmissions() {
         String alices = created(api.message(ALICE, Duration.ofHours(1)));
         String bobs = created(api.message(BOB, Duration.ofHours(2)));

@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap.config;
 
+import buzz.scheduled.adapters.http.CorsOrigins;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.RetentionSettings;
@@ -30,9 +31,10 @@ import java.util.function.DoubleSupplier;
  * @param access            who may use operator routes and which access policy decides channel access
  * @param limits            admission limits (SPEC §3.1)
  * @param delivery          delivery timing (SPEC §3.6–3.9, DELIVERY.md)
+ * @param operations        log level and format, browser origins for the owner routes
  */
 public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Database database, Http http, Relay relay,
-                            Access access, Limits limits, Delivery delivery) {
+                            Access access, Limits limits, Delivery delivery, Operations operations) {
 
     public static final String BUZZ_SCHEDULED_MESSAGES = "BUZZ_SCHEDULED_MESSAGES";
     public static final String DATABASE_URL = "DATABASE_URL";
@@ -64,6 +66,9 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public static final String BUZZ_POLL_SECONDS = "BUZZ_POLL_SECONDS";
     public static final String BUZZ_SHUTDOWN_GRACE_SECONDS = "BUZZ_SHUTDOWN_GRACE_SECONDS";
     public static final String BUZZ_RETENTION_DAYS = "BUZZ_RETENTION_DAYS";
+    public static final String BUZZ_LOG_LEVEL = "BUZZ_LOG_LEVEL";
+    public static final String BUZZ_LOG_FORMAT = "BUZZ_LOG_FORMAT";
+    public static final String BUZZ_CORS_ORIGINS = "BUZZ_CORS_ORIGINS";
 
     /** Every variable this configuration reads, for documentation and diagnostics. */
     public static final Set<String> VARIABLES = Set.of(BUZZ_SCHEDULED_MESSAGES, DATABASE_URL, BUZZ_DATA_DIR, RELAY_URL, BUZZ_RELAY_AUTH_URL,
@@ -72,7 +77,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
             BUZZ_MAX_PENDING_PER_OWNER, BUZZ_ALLOWED_KINDS, BUZZ_DB_POOL_SIZE, BUZZ_LEASE_SECONDS,
             BUZZ_PUBLISH_TIMEOUT_SECONDS, BUZZ_LEASE_MARGIN_SECONDS, BUZZ_REAP_GRACE_SECONDS, BUZZ_RETRY_BASE_SECONDS,
             BUZZ_RETRY_MAX_SECONDS, BUZZ_CLAIM_BATCH_SIZE, BUZZ_MAX_IN_FLIGHT, BUZZ_POLL_SECONDS, BUZZ_SHUTDOWN_GRACE_SECONDS,
-            BUZZ_RETENTION_DAYS);
+            BUZZ_RETENTION_DAYS, BUZZ_LOG_LEVEL, BUZZ_LOG_FORMAT, BUZZ_CORS_ORIGINS);
 
     /** The fixed per-channel limit of SPEC §3.1: 30 messages due in one 5-minute window. */
     public static final int MAX_PER_CHANNEL_WINDOW = 30;
@@ -81,7 +86,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
 
     public SidecarConfig {
         if (dataDirectory == null || database == null || http == null || relay == null || access == null
-                || limits == null || delivery == null) {
+                || limits == null || delivery == null || operations == null) {
             throw new IllegalArgumentException("configuration has a missing part");
         }
     }
@@ -184,7 +189,78 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
 
         return new SidecarConfig(enabled, dataDirectory, new Database(databaseUrl, poolSize),
                 new Http(host, port, URI.create(withoutSlash)), new Relay(relayUrl, relayAuthUrl, keyFile),
-                new Access(operators, policy, accessUrl, relayPubkey), limits, delivery);
+                new Access(operators, policy, accessUrl, relayPubkey), limits, delivery, operations(env));
+    }
+
+    /**
+     * Only the logging variables, for the commands that log before (or without) the rest of the configuration.
+     *
+     * @throws InvalidConfigurationException naming {@code BUZZ_LOG_LEVEL} or {@code BUZZ_LOG_FORMAT}
+     */
+    public static Operations operationsFromEnvironment(Map<String, String> environment) {
+        return operations(new EnvironmentReader(environment));
+    }
+
+    private static Operations operations(EnvironmentReader env) {
+        String levelText = env.text(BUZZ_LOG_LEVEL, "INFO");
+        LogLevel level = LogLevel.parse(levelText).orElseThrow(() -> new InvalidConfigurationException(
+                BUZZ_LOG_LEVEL, BUZZ_LOG_LEVEL + " must be one of TRACE, DEBUG, INFO, WARN, ERROR, got '"
+                + levelText + "'"));
+        String formatText = env.text(BUZZ_LOG_FORMAT, "text");
+        LogFormat format = switch (formatText.toLowerCase(Locale.ROOT)) {
+            case "text" -> LogFormat.TEXT;
+            case "json" -> LogFormat.JSON;
+            default -> throw new InvalidConfigurationException(BUZZ_LOG_FORMAT, BUZZ_LOG_FORMAT
+                    + " must be text or json, got '" + formatText + "'");
+        };
+        CorsOrigins cors;
+        try {
+            cors = CorsOrigins.parse(env.text(BUZZ_CORS_ORIGINS, ""));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigurationException(BUZZ_CORS_ORIGINS, BUZZ_CORS_ORIGINS
+                    + " must be empty, * or a comma list of origins such as https://chat.example.com: "
+                    + e.getMessage());
+        }
+        return new Operations(level, format, cors);
+    }
+
+    /**
+     * How the sidecar reports and whom browsers may call it from.
+     *
+     * @param logLevel  {@code BUZZ_LOG_LEVEL}: the threshold of every logger (SLF4J, System.Logger and
+     *                  java.util.logging alike)
+     * @param logFormat {@code BUZZ_LOG_FORMAT}: {@code text} lines or one JSON object a line
+     * @param cors      {@code BUZZ_CORS_ORIGINS}: the origins allowed to call the owner routes from a browser
+     */
+    public record Operations(LogLevel logLevel, LogFormat logFormat, CorsOrigins cors) {
+        public Operations {
+            if (logLevel == null || logFormat == null || cors == null) {
+                throw new IllegalArgumentException("operations settings have a missing part");
+            }
+        }
+    }
+
+    /** A log threshold. */
+    public enum LogLevel {
+        TRACE, DEBUG, INFO, WARN, ERROR;
+
+        /** The level named by {@code text} (any case), if it is one. */
+        public static Optional<LogLevel> parse(String text) {
+            for (LogLevel level : values()) {
+                if (level.name().equalsIgnoreCase(text.strip())) {
+                    return Optional.of(level);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    /** How log lines are written. */
+    public enum LogFormat {
+        /** {@code 2026-01-01T00:00:00.000Z INFO  Logger - message}. */
+        TEXT,
+        /** One JSON object a line (Logback's {@code JsonEncoder}). */
+        JSON
     }
 
     /** The owner side's settings (admission rules, create limits, relay window). */

@@ -102,7 +102,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
         }
         if (lock == null) {
             lockChannel.close();
-            throw new IllegalStateException("another process is running the embedded PostgreSQL in " + directory
+            throw new DataDirectoryLockedException("another process is running the embedded PostgreSQL in " + directory
                     + " (" + LOCK_FILE + " is locked); stop it first or use another BUZZ_DATA_DIR");
         }
         try {

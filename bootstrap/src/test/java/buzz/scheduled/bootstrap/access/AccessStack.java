@@ -130,6 +130,19 @@ final class AccessStack implements AutoCloseable {
                         OperatorUseCases.of(new ReservationsService(administration), deletion)),
                 new AuthenticateRequestService(signatures, Instant::now), () -> new ReadinessCheck.Readiness.Ready(),
                 HttpSettings.of(true, BASE, Duration.ofDays(120), AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, 100));
+        // The operator view and the queue gauges as serve wires them (MetricsModule, Sidecar.registerMeters).
+        io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
+                buzz.scheduled.bootstrap.metrics.SidecarMeters.create("test");
+        Optional<GroupFeed> groupFeed = feed;
+        buzz.scheduled.application.port.out.LinkStatus links = () -> new buzz.scheduled.application.port.in
+                .QueueStatsUseCase.Links(relayClient.isConnected(), signal.listening(),
+                groupFeed.map(GroupFeed::inSync));
+        buzz.scheduled.application.service.OperatorViewService view =
+                new buzz.scheduled.application.service.OperatorViewService(
+                        new buzz.scheduled.adapters.postgres.PostgresQueueStatistics(pool),
+                        new buzz.scheduled.adapters.postgres.PostgresAdminMessageQueries(pool), links);
+        buzz.scheduled.bootstrap.metrics.QueueGauges.register(registry, view, links, feed.isPresent());
+        api.meters(registry, registry::scrape).operatorView(view, view);
         int port = api.start("127.0.0.1", 0);
         return new AccessStack(store, administration, new SignedClient(port, BASE), feed, relayClient, signal,
                 dispatcher, api);

@@ -89,8 +89,10 @@ class ReservationsRelayDownTest {
                 + due.getEpochSecond() + "}");
         assertThat(whileDown.text()).isEqualTo("{\"held_before\":" + due.getEpochSecond()
                 + ",\"overdue\":1,\"next_due\":null}");
-        assertThat(metricsWhileDown).contains("buzz_reservations_held_before_seconds " + due.getEpochSecond() + "\n")
-                .contains("buzz_reservations_overdue 1\n");
+        assertThat(OperatorViewStack.sample(metricsWhileDown, "buzz_reservations_held_before_timestamp_seconds"))
+                .isEqualTo(due.getEpochSecond());
+        assertThat(OperatorViewStack.sample(metricsWhileDown, "buzz_reservations_overdue")).isEqualTo(1);
+        assertThat(OperatorViewStack.sample(metricsWhileDown, "buzz_relay_connected")).isZero();
         assertThat(stateWhileDown).isIn("scheduled", "claimed", "sending");
         assertThat(afterwards.text()).isEqualTo("{\"held_before\":null,\"overdue\":0,\"next_due\":null}");
         assertThat(relay.event(event.id().hex())).isPresent();

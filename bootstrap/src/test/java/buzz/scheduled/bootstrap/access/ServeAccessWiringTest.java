@@ -115,8 +115,10 @@ class ServeAccessWiringTest {
         assertThat(owner.status()).as(owner.text()).isEqualTo(403);
         assertThat(owner.error()).isEqualTo("forbidden");
         assertThat(anonymous.status()).isEqualTo(401);
-        assertThat(metrics).contains("buzz_reservations_up 1\n").contains("buzz_reservations_overdue 1\n")
-                .contains("buzz_reservations_held_before_seconds " + due.getEpochSecond() + "\n");
+        assertThat(OperatorViewStack.sample(metrics, "buzz_reservations_up")).isEqualTo(1);
+        assertThat(OperatorViewStack.sample(metrics, "buzz_reservations_overdue")).isEqualTo(1);
+        assertThat(OperatorViewStack.sample(metrics, "buzz_reservations_held_before_timestamp_seconds"))
+                .isEqualTo(due.getEpochSecond());
         assertThat(deleted.status()).as(deleted.text()).isEqualTo(200);
         assertThat(deleted.json().get("newly_deleted").asBoolean()).isTrue();
         assertThat(deleted.json().get("failed").asInt() + deleted.json().get("in_flight").asInt()).isEqualTo(2);
@@ -131,7 +133,8 @@ class ServeAccessWiringTest {
         String metrics = client.send(null, "GET", "/metrics", null).text();
         SignedClient.Reply reservations = client.send(OPERATOR, "GET", "/v1/reservations", null);
 
-        assertThat(metrics).contains("buzz_reservations_up 1\n").contains("buzz_reservations_overdue 0\n");
+        assertThat(OperatorViewStack.sample(metrics, "buzz_reservations_up")).isEqualTo(1);
+        assertThat(OperatorViewStack.sample(metrics, "buzz_reservations_overdue")).isZero();
         assertThat(reservations.status()).as(reservations.text()).isEqualTo(403);
         assertThat(reservations.error()).isEqualTo("forbidden");
     }

@@ -146,13 +146,32 @@ class SidecarConfigTest {
             "BUZZ_CLAIM_BATCH_SIZE|0|from 1 to",
             "BUZZ_MAX_IN_FLIGHT|0|from 1 to 10000",
             "BUZZ_POLL_SECONDS|0|from 1 to",
-            "BUZZ_RETENTION_DAYS|0|from 1 to"})
+            "BUZZ_RETENTION_DAYS|0|from 1 to",
+            "BUZZ_LOG_LEVEL|verbose|must be one of TRACE, DEBUG, INFO, WARN, ERROR, got 'verbose'",
+            "BUZZ_LOG_FORMAT|xml|must be text or json, got 'xml'",
+            "BUZZ_CORS_ORIGINS|chat.example.com|is not an origin",
+            "BUZZ_CORS_ORIGINS|'*,https://a.example'|must stand alone"})
     void fromEnvironment_invalidValue_failsNamingTheVariable(String variable, String value, String expected) {
         assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of(variable, value)))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
                         e -> assertThat(e.variable()).isEqualTo(variable))
                 .hasMessageStartingWith(variable)
                 .hasMessageContaining(expected);
+    }
+
+    @Test
+    void operations_setOrDefault_readLevelFormatAndOrigins() {
+        SidecarConfig.Operations defaults = SidecarConfig.fromEnvironment(Map.of()).operations();
+        SidecarConfig.Operations set = SidecarConfig.fromEnvironment(Map.of("BUZZ_LOG_LEVEL", "debug",
+                "BUZZ_LOG_FORMAT", "JSON", "BUZZ_CORS_ORIGINS", "https://chat.example.com, https://b.example:8443"))
+                .operations();
+
+        assertThat(defaults.logLevel()).isEqualTo(SidecarConfig.LogLevel.INFO);
+        assertThat(defaults.logFormat()).isEqualTo(SidecarConfig.LogFormat.TEXT);
+        assertThat(defaults.cors().enabled()).isFalse();
+        assertThat(set.logLevel()).isEqualTo(SidecarConfig.LogLevel.DEBUG);
+        assertThat(set.logFormat()).isEqualTo(SidecarConfig.LogFormat.JSON);
+        assertThat(set.cors().origins()).containsExactlyInAnyOrder("https://chat.example.com", "https://b.example:8443");
     }
 
     @Test

@@ -1,0 +1,200 @@
+package buzz.scheduled.adapters.http;
+
+import buzz.scheduled.application.port.in.AdminMessagesUseCase;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminMessage;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminPage;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminQuery;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.Position;
+import buzz.scheduled.application.port.in.QueueStatsUseCase;
+import buzz.scheduled.application.port.in.QueueStatsUseCase.LatenessPercentiles;
+import buzz.scheduled.application.port.in.QueueStatsUseCase.MinuteFigures;
+import buzz.scheduled.application.port.in.QueueStatsUseCase.QueueFigures;
+import buzz.scheduled.application.port.in.QueueStatsUseCase.QueueStats;
+import buzz.scheduled.application.port.in.QueueStatsUseCase.RecentFailure;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.schedule.Channel;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The operators' read routes: {@code GET /v1/admin/messages} (metadata of any owner's messages, never the event
+ * content) and {@code GET /v1/admin/stats} (the queue at a glance). Both behind the operator check of
+ * {@link HttpApi}; both {@code Cache-Control: no-store}.
+ */
+final class AdminRoutes {
+    static final String MESSAGES = "/v1/admin/messages";
+    static final String STATS = "/v1/admin/stats";
+
+    static final List<String> STATES = List.of("scheduled", "claimed", "sending", "published", "cancelled", "failed");
+    private static final Set<String> MESSAGE_PARAMETERS = Set.of("state", "channel", "owner", "limit", "cursor");
+    private static final int DEFAULT_LIMIT = 50;
+    private static final Pattern PUBKEY = Pattern.compile("[0-9a-f]{64}");
+    private static final Pattern LIMIT = Pattern.compile("[1-9][0-9]{0,2}");
+    private static final Map<String, String> NO_STORE = Map.of("Cache-Control", "no-store");
+
+    private final QueueStatsUseCase stats;
+    private final AdminMessagesUseCase messages;
+
+    AdminRoutes(QueueStatsUseCase stats, AdminMessagesUseCase messages) {
+        this.stats = stats;
+        this.messages = messages;
+    }
+
+    /** {@code GET /v1/admin/messages?state=&channel=&owner=&limit=&cursor=}; every state when none is given. */
+    Answer messages(OperatorRequest request) {
+        Map<String, String> query = new LinkedHashMap<>();
+        for (Map.Entry<String, List<String>> parameter : request.query().entrySet()) {
+            if (!MESSAGE_PARAMETERS.contains(parameter.getKey())) {
+                return Answer.Problem.invalidRequest("unknown query parameter \"" + parameter.getKey()
+                        + "\"; accepted: state, channel, owner, limit, cursor");
+            }
+            if (parameter.getValue().size() != 1) {
+                return Answer.Problem.invalidRequest("query parameter \"" + parameter.getKey() + "\" given "
+                        + parameter.getValue().size() + " times; give it once (state takes a comma list)");
+            }
+            query.put(parameter.getKey(), parameter.getValue().getFirst());
+        }
+        Set<String> states = new LinkedHashSet<>(STATES);
+        if (query.containsKey("state")) {
+            states.clear();
+            for (String name : query.get("state").split(",", -1)) {
+                if (!STATES.contains(name)) {
+                    return Answer.Problem.invalidRequest("state \"" + name + "\" is not a state; use a comma list of "
+                            + String.join(", ", STATES));
+                }
+                states.add(name);
+            }
+        }
+        Optional<Channel> channel = Optional.empty();
+        if (query.containsKey("channel")) {
+            String value = query.get("channel");
+            if (value.isEmpty() || value.length() > Channel.MAX_LENGTH) {
+                return Answer.Problem.invalidRequest("channel must be 1 to " + Channel.MAX_LENGTH + " characters");
+            }
+            channel = Optional.of(new Channel(value));
+        }
+        Optional<PublicKey> owner = Optional.empty();
+        if (query.containsKey("owner")) {
+            String value = query.get("owner");
+            if (!PUBKEY.matcher(value).matches()) {
+                return Answer.Problem.invalidRequest("owner must be a pubkey of 64 lowercase hex characters, got \""
+                        + value + "\"");
+            }
+            owner = Optional.of(new PublicKey(value));
+        }
+        int limit = DEFAULT_LIMIT;
+        if (query.containsKey("limit")) {
+            String value = query.get("limit");
+            if (!LIMIT.matcher(value).matches() || Integer.parseInt(value) > AdminQuery.MAX_LIMIT) {
+                return Answer.Problem.invalidRequest("limit must be a whole number from 1 to " + AdminQuery.MAX_LIMIT
+                        + ", got \"" + value + "\"");
+            }
+            limit = Integer.parseInt(value);
+        }
+        Optional<Position> after = Optional.empty();
+        if (query.containsKey("cursor")) {
+            after = ListCursor.decode(query.get("cursor")).map(cursor -> new Position(cursor.dueAt(), cursor.id()));
+            if (after.isEmpty()) {
+                return Answer.Problem.invalidRequest("cursor is not one this server gave out; pass next_cursor "
+                        + "from the previous page unchanged");
+            }
+        }
+        AdminPage page = messages.list(new AdminQuery(states, channel, owner, limit, after));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("items", page.items().stream().map(AdminRoutes::item).toList());
+        body.put("next_cursor", page.next().map(next -> ListCursor.encode(next.dueAt(), next.id())).orElse(null));
+        return new Answer.Json(200, body, NO_STORE);
+    }
+
+    /** {@code GET /v1/admin/stats}. */
+    Answer stats(OperatorRequest request) {
+        if (!request.query().isEmpty()) {
+            return Answer.Problem.invalidRequest("unknown query parameter \"" + request.query().keySet().iterator()
+                    .next() + "\"; this route takes none");
+        }
+        QueueStats current = stats.stats();
+        QueueFigures figures = current.figures();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("now", figures.now().getEpochSecond());
+        Map<String, Object> counts = new LinkedHashMap<>();
+        STATES.forEach(state -> counts.put(state, figures.byState().getOrDefault(state, 0L)));
+        body.put("counts", counts);
+        body.put("held_before", figures.heldBefore().map(Instant::getEpochSecond).orElse(null));
+        body.put("overdue", figures.overdue());
+        body.put("oldest_overdue", figures.oldestOverdue().map(Instant::getEpochSecond).orElse(null));
+        body.put("next_due", figures.nextDue().map(AdminRoutes::ceilSeconds).orElse(null));
+        Map<String, Object> lateness = new LinkedHashMap<>();
+        Optional<LatenessPercentiles> percentiles = figures.window().lateness();
+        lateness.put("window_seconds", 3600);
+        lateness.put("published", figures.window().published());
+        lateness.put("p50", percentiles.map(LatenessPercentiles::p50).orElse(null));
+        lateness.put("p90", percentiles.map(LatenessPercentiles::p90).orElse(null));
+        lateness.put("p99", percentiles.map(LatenessPercentiles::p99).orElse(null));
+        lateness.put("max", percentiles.map(LatenessPercentiles::max).orElse(null));
+        body.put("lateness", lateness);
+        Map<String, Object> throughput = new LinkedHashMap<>();
+        throughput.put("published_last_hour", figures.window().published());
+        throughput.put("failed_last_hour", figures.window().failed());
+        throughput.put("per_minute", figures.window().minutes().stream().map(AdminRoutes::minute).toList());
+        body.put("throughput", throughput);
+        body.put("recent_failures", figures.recentFailures().stream().map(AdminRoutes::failure).toList());
+        Map<String, Object> links = new LinkedHashMap<>();
+        links.put("relay_connected", current.links().relayConnected());
+        links.put("listening", current.links().listening());
+        links.put("nip29_in_sync", current.links().groupFeed().orElse(null));
+        body.put("links", links);
+        return new Answer.Json(200, body, NO_STORE);
+    }
+
+    private static Map<String, Object> item(AdminMessage message) {
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put("id", message.id().toString());
+        item.put("owner", message.owner().hex());
+        item.put("channel", message.channel().value());
+        item.put("revision", message.revision());
+        item.put("state", message.state());
+        item.put("reason", message.reason().orElse(null));
+        item.put("event_id", message.eventId().hex());
+        item.put("due_at", message.dueAt().getEpochSecond());
+        item.put("attempts", message.attempts());
+        item.put("created_at", message.createdAt().getEpochSecond());
+        item.put("updated_at", message.updatedAt().getEpochSecond());
+        item.put("finished_at", message.finishedAt().map(Instant::getEpochSecond).orElse(null));
+        item.put("last_error", message.lastError().orElse(null));
+        item.put("purged", message.purged());
+        return item;
+    }
+
+    private static Map<String, Object> minute(MinuteFigures minute) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("start", minute.start().getEpochSecond());
+        body.put("published", minute.published());
+        body.put("failed", minute.failed());
+        body.put("lateness_p50", minute.latenessP50());
+        body.put("lateness_max", minute.latenessMax());
+        return body;
+    }
+
+    private static Map<String, Object> failure(RecentFailure failure) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("id", failure.id().toString());
+        body.put("owner", failure.owner().hex());
+        body.put("channel", failure.channel().value());
+        body.put("reason", failure.reason());
+        body.put("detail", failure.detail().orElse(null));
+        body.put("failed_at", failure.failedAt().getEpochSecond());
+        body.put("attempts", failure.attempts());
+        return body;
+    }
+
+    /** A due time in whole seconds, never earlier than the instant. */
+    private static long ceilSeconds(Instant instant) {
+        return instant.getNano() == 0 ? instant.getEpochSecond() : instant.getEpochSecond() + 1;
+    }
+}

@@ -1,0 +1,80 @@
+package buzz.scheduled.adapters.postgres;
+
+import static buzz.scheduled.adapters.postgres.jooq.Tables.SCHEDULED_MESSAGE;
+
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminMessage;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminPage;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminQuery;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.Position;
+import buzz.scheduled.application.port.out.AdminMessageQueries;
+import buzz.scheduled.domain.nostr.EventId;
+import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.ScheduleId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+
+/**
+ * Operators' message listing on PostgreSQL: metadata columns only ({@code event_json} is never selected; whether it
+ * is still stored is read as {@code event_json IS NULL}), ordered by (due time, id), keyset paging.
+ */
+public final class PostgresAdminMessageQueries implements AdminMessageQueries {
+
+    private final DSLContext dsl;
+
+    /** Over {@code dataSource} (a pool; each call borrows one connection). */
+    public PostgresAdminMessageQueries(DataSource dataSource) {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("admin message queries need a data source");
+        }
+        this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
+    }
+
+    @Override
+    public AdminPage list(AdminQuery query) {
+        var m = SCHEDULED_MESSAGE;
+        Condition where = m.STATE.in(query.states().stream().sorted().map(DSL::inline).toList());
+        if (query.channel().isPresent()) {
+            where = where.and(m.CHANNEL.eq(query.channel().get().value()));
+        }
+        if (query.owner().isPresent()) {
+            where = where.and(m.OWNER.eq(query.owner().get().hex()));
+        }
+        if (query.after().isPresent()) {
+            Position after = query.after().get();
+            where = where.and(DSL.row(m.DUE_AT, m.ID).gt(after.dueAt(), after.id().value()));
+        }
+        List<AdminMessage> items = new ArrayList<>();
+        var rows = dsl.select(m.ID, m.OWNER, m.CHANNEL, m.REVISION, m.STATE, m.REASON, m.EVENT_ID, m.DUE_AT,
+                        m.ATTEMPTS, m.CREATED_AT, m.UPDATED_AT, m.FINISHED_AT, m.LAST_ERROR,
+                        m.EVENT_JSON.isNull().as("purged"))
+                .from(m)
+                .where(where)
+                .orderBy(m.DUE_AT, m.ID)
+                .limit(query.limit() + 1)
+                .fetch();
+        for (Record row : rows) {
+            items.add(new AdminMessage(new ScheduleId(row.get(m.ID)), new PublicKey(row.get(m.OWNER)),
+                    new Channel(row.get(m.CHANNEL)), row.get(m.REVISION), row.get(m.STATE),
+                    Optional.ofNullable(row.get(m.REASON)), new EventId(row.get(m.EVENT_ID)), row.get(m.DUE_AT),
+                    row.get(m.ATTEMPTS), row.get(m.CREATED_AT), row.get(m.UPDATED_AT),
+                    Optional.ofNullable(row.get(m.FINISHED_AT)), Optional.ofNullable(row.get(m.LAST_ERROR)),
+                    row.get("purged", Boolean.class)));
+        }
+        Optional<Position> next = Optional.empty();
+        if (items.size() > query.limit()) {
+            items = items.subList(0, query.limit());
+            AdminMessage last = items.getLast();
+            next = Optional.of(new Position(last.dueAt(), last.id()));
+        }
+        return new AdminPage(items, next);
+    }
+}

@@ -1,0 +1,75 @@
+package buzz.scheduled.bootstrap.metrics;
+
+import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
+import buzz.scheduled.application.port.in.DeliveryCountsUseCase.DeliveryCounts;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.function.ToLongFunction;
+
+/**
+ * The sidecar's one meter registry (Micrometer, rendered by {@code GET /metrics} in Prometheus text format) with
+ * what every process reports: JVM memory, GC, threads, classes, CPU, file descriptors and uptime (Micrometer's
+ * binders), {@code buzz_build_info{version}}, and the dispatcher's counters {@code buzz_delivery_*_total}.
+ */
+public final class SidecarMeters {
+    private SidecarMeters() {
+    }
+
+    /** A new registry with the JVM and process meters and {@code buzz_build_info}. */
+    public static PrometheusMeterRegistry create(String version) {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        // Two of Micrometer's processor meters break Prometheus naming (promtool check metrics): a counter in
+        // nanoseconds (process_cpu_time_ns_total; process_cpu_usage stays) and a gauge ending in _count.
+        registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")));
+        registry.config().meterFilter(new MeterFilter() {
+            @Override
+            public io.micrometer.core.instrument.Meter.Id map(io.micrometer.core.instrument.Meter.Id id) {
+                return id.getName().equals("system.cpu.count") ? id.withName("system.cpu.logical.processors") : id;
+            }
+        });
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmGcMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new JvmInfoMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        Gauge.builder("buzz.build.info", () -> 1).description("This build of buzz-scheduled-delivery (always 1).")
+                .tag("version", version).register(registry);
+        return registry;
+    }
+
+    /** Registers the dispatcher's counters as {@code buzz_delivery_<name>_total}. */
+    public static void deliveryCounters(MeterRegistry registry, DeliveryCountsUseCase source) {
+        counter(registry, source, "claimed", "Messages claimed by this process.", DeliveryCounts::claimed);
+        counter(registry, source, "sent", "Events handed to the relay by this process.", DeliveryCounts::sent);
+        counter(registry, source, "published", "Sends recorded published.", DeliveryCounts::published);
+        counter(registry, source, "rejected", "Sends recorded failed relay_rejected.", DeliveryCounts::rejected);
+        counter(registry, source, "retried", "Sends scheduled for a retry after a transient answer.",
+                DeliveryCounts::retried);
+        counter(registry, source, "fence_rejections", "Claims found to be someone else's at the pre-send step.",
+                DeliveryCounts::fenceRejections);
+        counter(registry, source, "reaped", "Expired claims returned by this process's reaper.",
+                DeliveryCounts::reaped);
+        counter(registry, source, "errors", "Unexpected delivery failures (each logged).", DeliveryCounts::errors);
+    }
+
+    private static void counter(MeterRegistry registry, DeliveryCountsUseCase source, String name, String help,
+                                ToLongFunction<DeliveryCounts> value) {
+        FunctionCounter.builder("buzz.delivery." + name, source, counts -> value.applyAsLong(counts.deliveryCounts()))
+                .description(help).register(registry);
+    }
+}
