@@ -1,5 +1,6 @@
 package buzz.scheduled.application.service;
 
+import buzz.scheduled.application.fakes.FakeEventSignatures;
 import buzz.scheduled.application.fakes.InMemoryDeliveryStore;
 import buzz.scheduled.application.fakes.InMemoryScheduleStore;
 import buzz.scheduled.application.fakes.SampleEvents;
@@ -7,6 +8,7 @@ import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
+import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.RelayLimits;
@@ -14,6 +16,7 @@ import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Admission;
+import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.Backoff;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.ScheduleState;
@@ -68,6 +71,14 @@ final class DispatchFixture implements AutoCloseable {
         return new SteppedDeliveryStore(deliveryStore);
     }
 
+    /** The owner's routes over this world's store, access policy, clock and ids (admission checks signatures as valid). */
+    OwnerMessagesService owners() {
+        return new OwnerMessagesService(store, new FakeEventSignatures(), access, ids, clock, new SchedulingSettings(
+                new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
+                        Duration.ofDays(120)),
+                new ScheduleStore.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
+    }
+
     /** Stores a message whose event is due at {@code dueAt} (whole seconds). */
     ScheduledMessage schedule(Instant dueAt, String content) {
         NostrEvent event = SampleEvents.message(CHANNEL, dueAt.getEpochSecond(), content);
@@ -105,7 +116,13 @@ final class DispatchFixture implements AutoCloseable {
     /** Starts a dispatcher over {@code store} publishing to {@code publisher}. */
     Dispatcher start(DeliveryStore store, RelayPublisher publisher, DueWorkSignal signal,
                      DispatcherSettings settings) {
-        Dispatcher dispatcher = new Dispatcher(store, publisher, access, limits, signal, observer, settings);
+        return start(store, publisher, access, signal, settings);
+    }
+
+    /** Starts a dispatcher over {@code store} publishing to {@code publisher} and asking {@code policy}. */
+    Dispatcher start(DeliveryStore store, RelayPublisher publisher, AccessPolicy policy, DueWorkSignal signal,
+                     DispatcherSettings settings) {
+        Dispatcher dispatcher = new Dispatcher(store, publisher, policy, limits, signal, observer, settings);
         dispatcher.start();
         running.add(dispatcher);
         return dispatcher;
