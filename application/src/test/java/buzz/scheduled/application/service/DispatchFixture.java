@@ -9,6 +9,7 @@ import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
 import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.RelayLimits;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** One in-memory world for dispatcher tests: a settable store clock, the store, access policy and a relay. */
 final class DispatchFixture implements AutoCloseable {
@@ -106,6 +108,24 @@ final class DispatchFixture implements AutoCloseable {
             case ScheduleState.Sending s -> s.leaseUntil();
             default -> throw new AssertionError("no lease in state " + state(message));
         };
+    }
+
+    /**
+     * Waits until the observer heard {@code count} outcomes of {@code message}. Telling the observer is the last
+     * thing the finisher does for a recorded outcome, so the row and the dispatcher's counts are settled by then.
+     */
+    List<DeliveryObserver.DeliveryReport> awaitReports(ScheduledMessage message, int count) {
+        Await.until(count + " reports about " + message.id(), () -> observer.reportsOf(message.id()).size() >= count);
+        return observer.reportsOf(message.id());
+    }
+
+    /**
+     * Moves the store's clock to the retry time of a message back in {@code scheduled} and wakes the dispatcher
+     * sleeping on {@code signal} (the clock jumps instead of running, so the sleeper must be told to look again).
+     */
+    void moveToRetryTime(ScheduledMessage message, RecordingSignal signal) {
+        clock.set(((ScheduleState.Scheduled) row(message).state()).retryAt().orElseThrow());
+        signal.notifyDue(Optional.empty());
     }
 
     /** Starts a dispatcher over {@code store} with this world's relay, access policy and observer. */

@@ -78,7 +78,7 @@ class DispatcherFencingTest {
 
         fx.clock.set(firstLease.plus(SHORT_LEASE.reapGrace()).plusMillis(1));
         Dispatcher other = fx.start(fx.stepped(), new RecordingSignal(), shortLeaseSettings);
-        Await.until("the other claimant to publish", () -> fx.state(message).equals("published"));
+        fx.awaitReports(message, 1);
         ScheduledMessage published = fx.row(message);
         awaitSendDeadlinePassed(claimedBy, SHORT_LEASE);
         first.thaw();
@@ -96,11 +96,6 @@ class DispatcherFencingTest {
                 .satisfies(report -> assertThat(report.attempts()).isEqualTo(2));
     }
 
-    /** Moves the store's clock to the message's retry time and wakes the sleeping dispatcher. */
-    private void moveToRetryTime(ScheduledMessage message) {
-        fx.clock.set(((ScheduleState.Scheduled) fx.row(message).state()).retryAt().orElseThrow());
-        firstSignal.notifyDue(Optional.empty());
-    }
 
     @Test
     void f4_relaySlowerThanTheLease_renewalsKeepTheClaim_noRivalCanClaim_oneSend() throws Exception {
@@ -159,15 +154,16 @@ class DispatcherFencingTest {
         fx.relay.then(fx.relay.held(new CountDownLatch(1), new CountDownLatch(1)));
 
         Dispatcher dispatcher = fx.start(first, firstSignal, shortLeaseSettings);
-        Await.until("the retry", () -> fx.row(message).state() instanceof ScheduleState.Scheduled s
-                && s.retryAt().isPresent());
+        fx.awaitReports(message, 1);
 
+        assertThat(fx.row(message).state()).isInstanceOfSatisfying(ScheduleState.Scheduled.class,
+                scheduled -> assertThat(scheduled.retryAt()).isPresent());
         Receipt receipt = fx.relay.receipts().get(0);
         assertThat(receipt.timeout()).isEqualTo(SHORT_LEASE.publishTimeout());
         assertThat(dispatcher.counts().retried()).isEqualTo(1);
         assertThat(fx.observer.reportsOf(message.id())).singleElement()
                 .satisfies(report -> assertThat(report.relayKind()).isEqualTo("timeout"));
-        moveToRetryTime(message);
+        fx.moveToRetryTime(message, firstSignal);
         Await.until("publication", () -> fx.state(message).equals("published"));
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(2);
     }
@@ -224,14 +220,14 @@ class DispatcherFencingTest {
         awaitSendDeadlinePassed(claimedBy, SHORT_LEASE);
         first.failRenewals(null);
         fx.relay.resume();
-        Await.until("the retry to be recorded", () -> fx.state(message).equals("scheduled"));
+        fx.awaitReports(message, 1);
 
         assertThat(fx.relay.receipts()).isEmpty();
         assertThat(fx.relay.notSent()).isEqualTo(1);
         assertThat(dispatcher.counts().notSent()).isEqualTo(1);
         assertThat(fx.observer.reportsOf(message.id())).singleElement()
                 .satisfies(report -> assertThat(report.relayKind()).isEqualTo("not-sent"));
-        moveToRetryTime(message);
+        fx.moveToRetryTime(message, firstSignal);
         Await.until("publication of the retry", () -> fx.state(message).equals("published"));
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(fx.row(message).attempts()).isEqualTo(2);
@@ -251,7 +247,7 @@ class DispatcherFencingTest {
         stalled.renewLeases();
         assertThat(stalled.counts().leasesLost()).isEqualTo(1);
         fx.relay.resume();
-        Await.until("the other node to publish", () -> fx.state(message).equals("published"));
+        fx.awaitReports(message, 1);
         Await.until("the stalled claim's outcome to come back lost", () -> stalled.counts().lostAfterSend() == 1);
 
         assertThat(stalled.counts().notSent()).isEqualTo(1);
