@@ -28,6 +28,8 @@ final class SteppedDeliveryStore implements DeliveryStore {
     final AtomicInteger finishCalls = new AtomicInteger();
     /** The outcomes of every finishing write asked for, in call order (failed calls included). */
     final List<List<Finish>> finishes = new CopyOnWriteArrayList<>();
+    /** How many messages each claim that reached the store took, in call order. */
+    final List<Integer> claimSizes = new CopyOnWriteArrayList<>();
     /** {@link System#nanoTime()} when the latest claim was asked for. */
     volatile long lastClaimAskedNanos;
 
@@ -140,6 +142,7 @@ final class SteppedDeliveryStore implements DeliveryStore {
                 throw new IllegalStateException("store unreachable (test)");
             }
             ClaimedBatch claimed = inner.claim(limit, lease);
+            claimSizes.add(claimed.messages().size());
             if (freezeArmed && !claimed.messages().isEmpty()) {
                 freezeArmed = false;
                 CountDownLatch latch = new CountDownLatch(1);
