@@ -30,10 +30,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Access at delivery and deletion's effect on it (SPEC §3.1, §3.6, §3.9; SCENARIOS F15), through the pipeline:
- * right after a claim enters {@code sending} the access policy is asked (when it wants to be) — denied ends the
- * message {@code failed access_denied} without sending, unavailable puts it off to a retry — and a channel
- * tombstone the claim statement read ends it {@code failed channel_deleted} without sending.
+ * Access at delivery and deletion's effect on it (F15; docs/scheduled-messages.md, docs/delivery.md), through
+ * the pipeline: right after a claim enters {@code sending} the access policy is asked (when it wants to be) —
+ * denied ends the message {@code failed access_denied} without sending, unavailable puts it off to a retry — and
+ * a channel tombstone the claim statement read ends it {@code failed channel_deleted} without sending.
  */
 class DeliveryAccessTest {
     private static final Channel GENERAL = new Channel(DispatchFixture.CHANNEL);

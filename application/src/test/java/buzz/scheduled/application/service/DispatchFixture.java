@@ -73,7 +73,7 @@ final class DispatchFixture implements AutoCloseable {
         return new SteppedDeliveryStore(deliveryStore);
     }
 
-    /** The owner's routes over this world's store, access policy, clock and ids (admission checks signatures as valid). */
+    /** The owner's routes over this world's store, access policy, clock and ids; every signature counts as valid. */
     OwnerMessagesService owners() {
         return new OwnerMessagesService(store, new FakeEventSignatures(), access, ids, clock, new SchedulingSettings(
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,

@@ -30,11 +30,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fences around a frame (SCENARIOS F2, F4, F7) now that a claim goes straight to {@code sending}: a claimant
- * paused past its lease writes nothing (its send deadline, measured on the monotonic clock from just before the
- * claim, has passed, and its fenced write changes nothing); renewals keep a slow relay's claim alive so no rival can
- * take it; a frame that waits unwritten past its deadline, or whose claim a renewal found lost, is never written;
- * and an edit made after the reaper returned a paused claim is the only revision the relay ever sees.
+ * The fences around a frame (F2, F4, F7; docs/delivery.md) now that a claim goes straight to {@code sending}: a
+ * claimant paused past its lease writes nothing (its send deadline, measured on the monotonic clock from just before
+ * the claim, has passed, and its fenced write changes nothing); renewals keep a slow relay's claim alive so no rival
+ * can take it; a frame that waits unwritten past its deadline, or whose claim a renewal found lost, is never
+ * written; and an edit made after the reaper returned a paused claim is the only revision the relay ever sees.
  *
  * <p>A pause "longer than the lease" must be one on the monotonic clock too (the dispatcher measures its deadline
  * there), so the tests that pause a claimant use a lease of well under a second and wait until its send deadline

@@ -122,7 +122,7 @@ class DispatcherPipelineTest {
         assertThat(counts.writeFailures()).isZero();
     }
 
-    /** Answers {@link PublishResult.NotSent}-like results for chosen events without writing them; passes on the rest. */
+    /** Answers chosen events with {@code result} without writing them (a frame never written); passes on the rest. */
     private record NotWritten(RelayPublisher inner, Set<EventId> ids, PublishResult result) implements RelayPublisher {
         @Override
         public PublishResult publish(NostrEvent event, Duration timeout) {

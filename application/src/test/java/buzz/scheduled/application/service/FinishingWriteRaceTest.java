@@ -19,10 +19,10 @@ import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 /**
- * SCENARIOS F8: the lease expires at the very moment the finishing write commits while the reaper runs. The claim
- * put the row straight into {@code sending}; the finisher's {@code published} write (fenced by id, token and
- * revision) and the reaper's return to {@code scheduled} are both conditional, so exactly one wins and the message
- * never ends both published and scheduled.
+ * F8 (docs/delivery.md): the lease expires at the very moment the finishing write commits while the reaper runs.
+ * The claim put the row straight into {@code sending}; the finisher's {@code published} write (fenced by id, token
+ * and revision) and the reaper's return to {@code scheduled} are both conditional, so exactly one wins and the
+ * message never ends both published and scheduled.
  */
 class FinishingWriteRaceTest {
     private final DeliverySettings settings = DispatchFixture.deliverySettings();
