@@ -1,5 +1,6 @@
 package buzz.scheduled.application.service;
 
+import buzz.scheduled.application.fakes.FakeEventSignatures;
 import buzz.scheduled.application.fakes.InMemoryDeliveryStore;
 import buzz.scheduled.application.fakes.InMemoryScheduleStore;
 import buzz.scheduled.application.fakes.SampleEvents;
@@ -7,6 +8,8 @@ import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
+import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.RelayLimits;
@@ -14,6 +17,7 @@ import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Admission;
+import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.Backoff;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.ScheduleState;
@@ -22,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** One in-memory world for dispatcher tests: a settable store clock, the store, access policy and a relay. */
 final class DispatchFixture implements AutoCloseable {
@@ -68,6 +73,14 @@ final class DispatchFixture implements AutoCloseable {
         return new SteppedDeliveryStore(deliveryStore);
     }
 
+    /** The owner's routes over this world's store, access policy, clock and ids; every signature counts as valid. */
+    OwnerMessagesService owners() {
+        return new OwnerMessagesService(store, new FakeEventSignatures(), access, ids, clock, new SchedulingSettings(
+                new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
+                        Duration.ofDays(120)),
+                new ScheduleStore.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
+    }
+
     /** Stores a message whose event is due at {@code dueAt} (whole seconds). */
     ScheduledMessage schedule(Instant dueAt, String content) {
         NostrEvent event = SampleEvents.message(CHANNEL, dueAt.getEpochSecond(), content);
@@ -97,6 +110,24 @@ final class DispatchFixture implements AutoCloseable {
         };
     }
 
+    /**
+     * Waits until the observer heard {@code count} outcomes of {@code message}. Telling the observer is the last
+     * thing the finisher does for a recorded outcome, so the row and the dispatcher's counts are settled by then.
+     */
+    List<DeliveryObserver.DeliveryReport> awaitReports(ScheduledMessage message, int count) {
+        Await.until(count + " reports about " + message.id(), () -> observer.reportsOf(message.id()).size() >= count);
+        return observer.reportsOf(message.id());
+    }
+
+    /**
+     * Moves the store's clock to the retry time of a message back in {@code scheduled} and wakes the dispatcher
+     * sleeping on {@code signal} (the clock jumps instead of running, so the sleeper must be told to look again).
+     */
+    void moveToRetryTime(ScheduledMessage message, RecordingSignal signal) {
+        clock.set(((ScheduleState.Scheduled) row(message).state()).retryAt().orElseThrow());
+        signal.notifyDue(Optional.empty());
+    }
+
     /** Starts a dispatcher over {@code store} with this world's relay, access policy and observer. */
     Dispatcher start(DeliveryStore store, DueWorkSignal signal, DispatcherSettings settings) {
         return start(store, relay, signal, settings);
@@ -105,7 +136,13 @@ final class DispatchFixture implements AutoCloseable {
     /** Starts a dispatcher over {@code store} publishing to {@code publisher}. */
     Dispatcher start(DeliveryStore store, RelayPublisher publisher, DueWorkSignal signal,
                      DispatcherSettings settings) {
-        Dispatcher dispatcher = new Dispatcher(store, publisher, access, limits, signal, observer, settings);
+        return start(store, publisher, access, signal, settings);
+    }
+
+    /** Starts a dispatcher over {@code store} publishing to {@code publisher} and asking {@code policy}. */
+    Dispatcher start(DeliveryStore store, RelayPublisher publisher, AccessPolicy policy, DueWorkSignal signal,
+                     DispatcherSettings settings) {
+        Dispatcher dispatcher = new Dispatcher(store, publisher, policy, limits, signal, observer, settings);
         dispatcher.start();
         running.add(dispatcher);
         return dispatcher;

@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,7 +17,8 @@ import java.util.function.Supplier;
 /**
  * Wraps one dispatcher's delivery store so a test can stop it in chosen places: freeze the whole "process" right
  * after a claim (every later call blocks, the finisher's renewals and the reaper's too, like a stop-the-world pause),
- * or make claims, renewals or finishing writes fail as an unreachable database would.
+ * or make claims, renewals or finishing writes fail as an unreachable database would; hold one finishing write so
+ * the outcomes behind it gather into the next; and record what each finishing write carried.
  */
 final class SteppedDeliveryStore implements DeliveryStore {
     private final DeliveryStore inner;
@@ -24,6 +26,12 @@ final class SteppedDeliveryStore implements DeliveryStore {
     final AtomicInteger nextDueCalls = new AtomicInteger();
     final AtomicInteger renewCalls = new AtomicInteger();
     final AtomicInteger finishCalls = new AtomicInteger();
+    /** The outcomes of every finishing write asked for, in call order (failed calls included). */
+    final List<List<Finish>> finishes = new CopyOnWriteArrayList<>();
+    /** How many messages each claim that reached the store took, in call order. */
+    final List<Integer> claimSizes = new CopyOnWriteArrayList<>();
+    /** {@link System#nanoTime()} when the latest claim was asked for. */
+    volatile long lastClaimAskedNanos;
 
     private volatile boolean freezeArmed;
     private volatile boolean freezeInside;
@@ -32,6 +40,8 @@ final class SteppedDeliveryStore implements DeliveryStore {
     private volatile RuntimeException renewFailure;
     private final AtomicInteger finishFailures = new AtomicInteger();
     private final AtomicInteger claimFailures = new AtomicInteger();
+    private volatile CountDownLatch finishHeld;
+    private volatile CountDownLatch finishRelease;
 
     SteppedDeliveryStore(DeliveryStore inner) {
         this.inner = inner;
@@ -81,6 +91,29 @@ final class SteppedDeliveryStore implements DeliveryStore {
         claimFailures.set(n);
     }
 
+    /**
+     * The next finishing write waits (before it reaches the store) until {@link #releaseFinish()}, so outcomes
+     * decided meanwhile gather in the finisher and go together into the write after it.
+     */
+    void holdNextFinish() {
+        finishHeld = new CountDownLatch(1);
+        finishRelease = new CountDownLatch(1);
+    }
+
+    /** Waits until the held finishing write arrived. */
+    void awaitFinishHeld() throws InterruptedException {
+        if (!finishHeld.await(10, TimeUnit.SECONDS)) {
+            throw new AssertionError("no finishing write arrived to hold");
+        }
+    }
+
+    void releaseFinish() {
+        CountDownLatch release = finishRelease;
+        if (release != null) {
+            release.countDown();
+        }
+    }
+
     private <T> T step(Supplier<T> call) {
         CountDownLatch latch = thaw;
         if (latch != null) {
@@ -102,12 +135,14 @@ final class SteppedDeliveryStore implements DeliveryStore {
 
     @Override
     public ClaimedBatch claim(int limit, Duration lease) {
+        lastClaimAskedNanos = System.nanoTime();
         return step(() -> {
             claimCalls.incrementAndGet();
             if (claimFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IllegalStateException("store unreachable (test)");
             }
             ClaimedBatch claimed = inner.claim(limit, lease);
+            claimSizes.add(claimed.messages().size());
             if (freezeArmed && !claimed.messages().isEmpty()) {
                 freezeArmed = false;
                 CountDownLatch latch = new CountDownLatch(1);
@@ -125,6 +160,12 @@ final class SteppedDeliveryStore implements DeliveryStore {
     public List<FinishResult> finish(List<Finish> outcomes) {
         return step(() -> {
             finishCalls.incrementAndGet();
+            finishes.add(List.copyOf(outcomes));
+            CountDownLatch held = finishHeld;
+            if (held != null && held.getCount() > 0) {
+                held.countDown();
+                awaitThaw(finishRelease);
+            }
             if (finishFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IllegalStateException("connection to the store dropped (test)");
             }
