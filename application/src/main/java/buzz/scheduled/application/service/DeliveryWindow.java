@@ -22,6 +22,9 @@ final class DeliveryWindow {
     // guarded by lock
     private final Map<Claim, InFlight> held = new HashMap<>();
     private long bytes;
+    /** Frames and their bytes since the start, for the average size a claim is sized by. */
+    private long seenFrames;
+    private long seenBytes;
 
     DeliveryWindow(int size, int claimWhenFree, long maxBytes) {
         this.size = size;
@@ -34,6 +37,8 @@ final class DeliveryWindow {
         try {
             if (held.putIfAbsent(item.message.claim(), item) == null) {
                 bytes += item.bytes;
+                seenFrames++;
+                seenBytes += item.bytes;
             }
         } finally {
             lock.unlock();
@@ -71,6 +76,24 @@ final class DeliveryWindow {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * How many of {@code places} free places a claim may take so that the bytes in flight stay under the cap, judging
+     * the frames still to come by the average size of those seen so far; one, before any frame was seen.
+     */
+    int fitting(int places) {
+        lock.lock();
+        try {
+            if (seenFrames == 0) {
+                return Math.min(places, 1);
+            }
+            long average = Math.max(1, seenBytes / seenFrames);
+            long byBytes = Math.max(1, (maxBytes - bytes) / average);
+            return (int) Math.min(places, byBytes);
         } finally {
             lock.unlock();
         }

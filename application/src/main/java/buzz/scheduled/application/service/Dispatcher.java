@@ -220,7 +220,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 if (stopping || room == 0) {
                     continue;
                 }
-                int want = Math.min(settings.claimBatch(), room);
+                int want = Math.min(settings.claimBatch(), window.fitting(room));
                 long asked = System.nanoTime();
                 ClaimedBatch batch = store.claim(want, delivery.lease());
                 int claimed = batch.messages().size();
@@ -242,11 +242,23 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         }
     }
 
-    /** Takes one claimed message into the window and on towards the relay (or straight to its outcome). */
+    /**
+     * Takes one claimed message into the window and on towards the relay (or straight to its outcome). A failure
+     * here (a bug: the relay port must not throw) retries that message later and never strands its neighbours.
+     */
     private void admit(ClaimedMessage message, Instant storeNow, long asked) {
         long leaseLeft = Duration.between(storeNow, message.leaseUntil()).toNanos();
-        InFlight item = new InFlight(message, asked + leaseLeft - marginNanos, asked + leaseLeft);
+        InFlight item = new InFlight(message, asked, asked + leaseLeft - marginNanos, asked + leaseLeft);
         window.add(item);
+        try {
+            route(item, storeNow);
+        } catch (RuntimeException e) {
+            failedToHandOver(item, e);
+        }
+    }
+
+    private void route(InFlight item, Instant storeNow) {
+        ClaimedMessage message = item.message;
         if (stopping) {
             release(item);
             return;
@@ -256,7 +268,13 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                     new Finish.Fail(message.claim(), message.revision(), fail.reason(), ""), "none"));
             case PreSendCheck.Verdict.Send send -> {
                 if (access.checksBeforeDelivery()) {
-                    accessChecks.execute(() -> checkAccessThenSend(item));
+                    accessChecks.execute(() -> {
+                        try {
+                            checkAccessThenSend(item);
+                        } catch (RuntimeException e) {
+                            failedToHandOver(item, e);
+                        }
+                    });
                 } else {
                     send(item);
                 }
@@ -284,6 +302,13 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                         + unavailable.message()), "none"));
             }
         }
+    }
+
+    /** Something threw on the way to the relay: the message is retried later, and the error is counted and logged. */
+    private void failedToHandOver(InFlight item, RuntimeException e) {
+        tally.errors.incrementAndGet();
+        LOG.log(Level.ERROR, "handing " + item.message.claim().id() + " to the relay failed; it is retried later", e);
+        finisher.offer(new Finisher.Done(item, retry(item.message, "not sent: " + e), "not-sent"));
     }
 
     private static int kindOf(String eventJson) {

@@ -292,28 +292,49 @@ final class Finisher {
         }
     }
 
-    /** One renewal over every claim in flight; claims the store no longer knows are marked lost. */
+    /**
+     * One renewal over every claim in flight; claims the store no longer knows are marked lost, and the ones it renewed
+     * get their lease end moved on. A claim still unanswered two leases after it was made (a relay adapter that broke
+     * its promise to answer) is no longer renewed: it is left to the reaper and its place in the window freed.
+     */
     void renewLeases() {
         List<InFlight> held = window.snapshot();
         if (held.isEmpty()) {
             return;
         }
+        long asked = System.nanoTime();
+        long leaseNanos = settings.delivery().lease().toNanos();
         List<Claim> claims = new ArrayList<>(held.size());
+        List<InFlight> renewing = new ArrayList<>(held.size());
         for (InFlight item : held) {
+            if (asked - item.claimedAt > 2 * leaseNanos) {
+                item.lost = true;
+                window.remove(item);
+                tally.abandoned.incrementAndGet();
+                LOG.log(Level.ERROR, "{0} got no answer within two leases of its claim; left to the reaper",
+                        item.message.claim().id());
+                continue;
+            }
             claims.add(item.message.claim());
+            renewing.add(item);
+        }
+        if (claims.isEmpty()) {
+            return;
         }
         try {
             Set<ScheduleId> renewed = store.renew(claims, settings.delivery().lease());
             tally.renewals.incrementAndGet();
-            for (InFlight item : held) {
-                if (!renewed.contains(item.message.claim().id()) && !item.lost) {
+            for (InFlight item : renewing) {
+                if (renewed.contains(item.message.claim().id())) {
+                    item.leaseEnds = asked + leaseNanos;
+                } else if (!item.lost) {
                     item.lost = true;
                     tally.leasesLost.incrementAndGet();
                 }
             }
         } catch (RuntimeException e) {
             tally.renewalFailures.incrementAndGet();
-            LOG.log(Level.WARNING, "renewing {0} leases failed: {1}", held.size(), e.toString());
+            LOG.log(Level.WARNING, "renewing {0} leases failed: {1}", claims.size(), e.toString());
         }
     }
 

@@ -12,15 +12,18 @@ final class InFlight {
     final ClaimedMessage message;
     /** The frame is never written to the relay's socket after this. */
     final long sendBy;
-    /** When the lease ends unless renewed. */
-    final long leaseEnds;
+    /** When the claim was asked for. */
+    final long claimedAt;
+    /** When the lease ends unless renewed again; moved on by every renewal. */
+    volatile long leaseEnds;
     /** Bytes of the event frame, counted against the window's byte cap. */
     final long bytes;
     /** Set when a renewal found the claim no longer held: its frame must not be written any more. */
     volatile boolean lost;
 
-    InFlight(ClaimedMessage message, long sendBy, long leaseEnds) {
+    InFlight(ClaimedMessage message, long claimedAt, long sendBy, long leaseEnds) {
         this.message = message;
+        this.claimedAt = claimedAt;
         this.sendBy = sendBy;
         this.leaseEnds = leaseEnds;
         this.bytes = frameBytes(message.eventJson());

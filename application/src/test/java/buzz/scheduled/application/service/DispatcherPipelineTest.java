@@ -90,7 +90,7 @@ class DispatcherPipelineTest {
         Dispatcher dispatcher = fx.start(delivery, relay, signal, DispatchFixture.dispatcherSettings(
                 deliverySettings, 8));
         assertThat(written.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(delivery.claimSizes.get(0)).as("all seven in one claim, so in one window").isEqualTo(7);
+        assertThat(dispatcher.inFlight()).as("all seven in flight in one window").isEqualTo(7);
         assertThat(dispatcher.counts().claimed()).isEqualTo(7);
         answer.countDown();
         messages.values().forEach(message -> fx.awaitReports(message, 1));
