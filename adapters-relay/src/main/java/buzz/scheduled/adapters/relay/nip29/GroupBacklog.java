@@ -87,6 +87,11 @@ final class GroupBacklog {
         }
     }
 
+    /** An event of the current page that could not be read: it counts towards the page, nothing else. */
+    void countedUnreadable() {
+        count++;
+    }
+
     /** A group state event signed by the relay's key arrived (from a page or the live subscription). */
     void signedByTheRelay(NostrEvent event) {
         signedState.add(event.id().hex());

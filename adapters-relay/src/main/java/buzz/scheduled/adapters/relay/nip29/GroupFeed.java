@@ -474,11 +474,24 @@ public final class GroupFeed implements AutoCloseable {
             if (!page && !probe && !subscription.equals(SUBSCRIPTION)) {
                 return;
             }
+            // A page is counted whole, events it cannot use included: a short count means the end of the backlog.
             if (!(NostrEventJson.fromJson(json) instanceof NostrEventJson.Decoded.Event decoded)) {
+                if (page) {
+                    synchronized (this) {
+                        backlog.countedUnreadable();
+                    }
+                }
                 LOG.warn("ignoring a malformed event on the NIP-29 feed");
                 return;
             }
             NostrEvent event = decoded.event();
+            boolean live;
+            synchronized (this) {
+                live = !page && liveCaughtUp;
+                if (page) {
+                    backlog.counted(event);
+                }
+            }
             if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
                 LOG.warn("ignoring event {} on the NIP-29 feed: {}", event.id(), invalid.reason());
                 return;
@@ -488,13 +501,6 @@ public final class GroupFeed implements AutoCloseable {
                     otherSigners.add(event.pubkey());
                 }
                 return;
-            }
-            boolean live;
-            synchronized (this) {
-                live = !page && liveCaughtUp;
-                if (page) {
-                    backlog.counted(event);
-                }
             }
             switch (event.kind()) {
                 case GroupDirectory.METADATA, GroupDirectory.ADMINS, GroupDirectory.MEMBERS -> state(event, live);
@@ -629,6 +635,10 @@ public final class GroupFeed implements AutoCloseable {
         }
 
         private void closedByRelay(String subscription, String why) {
+            if (subscription.equals(PROBE_SUBSCRIPTION) && !why.startsWith("auth-required:")) {
+                unconfirmed(); // the probe only explains; its refusal is no reason to drop the feed
+                return;
+            }
             if (why.startsWith("auth-required:") && authSigner.isPresent()) {
                 String pendingChallenge;
                 synchronized (this) {
