@@ -16,8 +16,9 @@ import java.util.Set;
  * then moderation events — the first page asks for the newest {@code limit} events, each next page for those at or
  * before the oldest {@code created_at} of the previous one (inclusive: the relay may have cut that second in the
  * middle; events seen twice are recognised by id), and a page with fewer than {@code limit} events is the end of the
- * filter. A full page that brings no event not seen before cannot be paged past (more than {@code limit} events share
- * one second): the backlog is then {@linkplain PageEnd#STUCK stuck}, never complete.
+ * filter. A full page that brings no event not seen before cannot be paged past: at least {@code limit} events share
+ * one second, and {@code until}/{@code limit} cannot tell whether there are more. The backlog is then
+ * {@linkplain PageEnd#STUCK stuck}, never complete.
  *
  * <p>Also holds the moderation events seen before the backlog is complete, and counts the group state events the
  * relay's key signed. Not thread-safe: its connection serialises access.
@@ -127,8 +128,10 @@ final class GroupBacklog {
     /** Why a {@linkplain PageEnd#STUCK stuck} backlog cannot be read to its end. */
     String stuckReason(int limit) {
         return "the relay returned " + count + " events at or before created_at " + until + " that were all seen"
-                + " already: more than " + limit + " events share created_at " + oldest + ", so paging with"
-                + " until/limit cannot reach the rest of the group backlog (the relay caps each filter)";
+                + " already: at least " + limit + " events share created_at " + oldest + ", so paging with"
+                + " until/limit cannot tell whether it reached the rest of the group backlog (a page size above the"
+                + " most events in one second is needed: BUZZ_NIP29_PAGE_SIZE, at most what the relay returns for one"
+                + " filter)";
     }
 
     /** Held backlog moderation, oldest first (ties by id). */

@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * size (default 100). Both filters are paged: {@code {"kinds":[39000,39001,39002],"authors":[<relay>]}} and
  * {@code {"kinds":[9001,9008]}}. Before the first page, a live subscription {@code buzz-nip29} with the same filters
  * (and {@code "limit":1}) is opened, so nothing stored while the pages are read is missed. A full page whose events
- * are all already known (more than {@code L} events share one second) cannot be paged past: the backlog would be
+ * are all already known (at least {@code L} events share one second) cannot be paged past: the backlog would be
  * truncated, so the connection is given up and tried again later, never reported in sync.
  *
  * <p><b>In sync.</b> Moderation events from the backlog are held until every page is read (the admin and member
@@ -340,6 +340,7 @@ public final class GroupFeed implements AutoCloseable {
         private boolean liveCaughtUp;
         private boolean synced;
         private boolean awaitingSignedState;
+        private boolean probing;
         private final Set<PublicKey> otherSigners = new LinkedHashSet<>();
         // NIP-42
         private String challenge;
@@ -381,6 +382,7 @@ public final class GroupFeed implements AutoCloseable {
                 liveCaughtUp = false;
                 synced = false;
                 awaitingSignedState = false;
+                probing = false;
             }
             send("[\"REQ\",\"" + SUBSCRIPTION + "\",{" + GroupBacklog.stateFilter(key.pubkey()) + ",\"limit\":1},{"
                     + GroupBacklog.MODERATION_FILTER + ",\"limit\":1}]");
@@ -438,7 +440,7 @@ public final class GroupFeed implements AutoCloseable {
                 }
                 case "EOSE" -> endOfStored(subscription);
                 case "CLOSED" -> {
-                    if (ours(subscription)) {
+                    if (open(subscription)) {
                         closedByRelay(subscription, message.size() > 2 && message.get(2) instanceof String s ? s : "");
                     }
                 }
@@ -460,9 +462,10 @@ public final class GroupFeed implements AutoCloseable {
             }
         }
 
-        private boolean ours(String subscription) {
-            return subscription.equals(SUBSCRIPTION) || subscription.startsWith(PAGE_SUBSCRIPTION)
-                    || subscription.equals(PROBE_SUBSCRIPTION);
+        /** Whether {@code subscription} is one of ours still open: the live one, the current page, the probe. */
+        private synchronized boolean open(String subscription) {
+            return subscription.equals(SUBSCRIPTION) || backlog.isCurrentPage(subscription)
+                    || (probing && subscription.equals(PROBE_SUBSCRIPTION));
         }
 
         private void event(String subscription, Object json) {
@@ -553,8 +556,10 @@ public final class GroupFeed implements AutoCloseable {
                 return;
             }
             if (subscription.equals(PROBE_SUBSCRIPTION)) {
-                send("[\"CLOSE\",\"" + PROBE_SUBSCRIPTION + "\"]");
-                unconfirmed();
+                if (open(subscription)) {
+                    send("[\"CLOSE\",\"" + PROBE_SUBSCRIPTION + "\"]");
+                    unconfirmed();
+                }
                 return;
             }
             GroupBacklog.PageEnd end;
@@ -594,6 +599,9 @@ public final class GroupFeed implements AutoCloseable {
             stored.forEach(event -> moderate(event, false));
             live.forEach(event -> moderate(event, true));
             if (signedState == 0 && !key.confirmed()) {
+                synchronized (this) {
+                    probing = true;
+                }
                 send("[\"REQ\",\"" + PROBE_SUBSCRIPTION + "\",{\"kinds\":[" + GroupDirectory.METADATA
                         + "],\"limit\":" + PROBE_LIMIT + "}]");
                 return;
@@ -614,6 +622,7 @@ public final class GroupFeed implements AutoCloseable {
         private void unconfirmed() {
             List<PublicKey> others;
             synchronized (this) {
+                probing = false;
                 others = otherSigners.stream().filter(k -> !k.equals(key.pubkey())).toList();
                 awaitingSignedState = true;
             }
@@ -687,8 +696,7 @@ public final class GroupFeed implements AutoCloseable {
                 synchronized (this) {
                     authenticated = true;
                 }
-                send("[\"CLOSE\",\"" + SUBSCRIPTION + "\"]");
-                startSync();
+                startSync(); // the same live subscription id again replaces it (NIP-01)
             } else {
                 lost("the relay refused the sidecar's NIP-42 AUTH: " + message);
             }

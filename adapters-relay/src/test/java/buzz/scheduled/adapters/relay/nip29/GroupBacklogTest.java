@@ -70,7 +70,7 @@ class GroupBacklogTest {
         backlog.counted(two);
 
         assertThat(backlog.pageEnded(2)).isEqualTo(PageEnd.STUCK);
-        assertThat(backlog.stuckReason(2)).contains("more than 2 events share created_at " + T);
+        assertThat(backlog.stuckReason(2)).contains("at least 2 events share created_at " + T);
     }
 
     @Test
