@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // A small but real Nostr relay for the adapters-relay tests, built on @nostr-relay/* 0.0.40 and ws.
 //
-//   node relay.js [--port N] [--host H] [--auth] [--data FILE] [--plugin FILE]...
+//   node relay.js [--port N] [--host H] [--auth] [--data FILE] [--max-results N] [--plugin FILE]...
 //
 // Environment equivalents: TEST_RELAY_PORT, TEST_RELAY_HOST, TEST_RELAY_AUTH=on, TEST_RELAY_DATA,
-// TEST_RELAY_PLUGINS (comma-separated files). Port 0 (the default) lets the OS pick a free port.
+// TEST_RELAY_MAX_RESULTS, TEST_RELAY_PLUGINS (comma-separated files). Port 0 (the default) lets the OS pick a free
+// port.
 //
 // When it listens it prints exactly one line to stdout, which tests wait for:
 //   READY port=<port> url=ws://<host>:<port> auth=<on|off>
@@ -13,10 +14,13 @@
 //         ["OK", id, false, "auth-required: ..."] until the connection has authenticated.
 // --data  events are appended to FILE (one JSON line each) and read back at start, so a relay that is
 //         stopped and started again on the same port still answers "duplicate:" for what it stored.
+// --max-results N  every filter of a REQ returns at most N stored events (the newest), whatever its "limit", and
+//         EOSE says nothing about the cut, as strfry does with its per-filter cap (500 by default).
 // --plugin FILE  a CommonJS module exporting a @nostr-relay plugin (handleMessage / beforeHandleEvent /
 //         broadcast) or a function (options, relay) => plugin; registered after the built-in ones. This is where
 //         access-policy tests put their rules (e.g. answer "restricted: ..." for some pubkeys). A plugin's
-//         `info` object is merged into the NIP-11 document.
+//         `info` object is merged into the NIP-11 document; the relay listens only once a plugin's `ready`
+//         promise (if it has one) has settled.
 //
 // Modes that recreate what real relays do to a publishing client:
 // --auth-hostname H   NIP-42 as --auth, but the AUTH event's relay tag must name host H (strfry and khatru
@@ -58,6 +62,7 @@ function parseOptions(argv, env) {
     host: env.TEST_RELAY_HOST ?? '127.0.0.1',
     auth: ['on', 'true', '1'].includes(String(env.TEST_RELAY_AUTH ?? '').toLowerCase()),
     data: env.TEST_RELAY_DATA || null,
+    maxResults: env.TEST_RELAY_MAX_RESULTS ? Number(env.TEST_RELAY_MAX_RESULTS) : null,
     plugins: (env.TEST_RELAY_PLUGINS ?? '').split(',').filter(p => p.length > 0),
     authHostname: null,
     maxMessageLength: null,
@@ -78,6 +83,7 @@ function parseOptions(argv, env) {
     else if (arg === '--host') options.host = value();
     else if (arg === '--auth') options.auth = true;
     else if (arg === '--data') options.data = value();
+    else if (arg === '--max-results') options.maxResults = Number(value());
     else if (arg === '--plugin') options.plugins.push(value());
     else if (arg === '--auth-hostname') { options.auth = true; options.authHostname = value(); }
     else if (arg === '--max-message-length') options.maxMessageLength = Number(value());
@@ -92,15 +98,19 @@ function parseOptions(argv, env) {
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
     throw new Error(`port must be an integer 0..65535, got ${options.port}`);
   }
+  if (options.maxResults !== null && (!Number.isInteger(options.maxResults) || options.maxResults < 1)) {
+    throw new Error(`max results must be a positive integer, got ${options.maxResults}`);
+  }
   return options;
 }
 
 /** Events in memory (optionally mirrored to a JSON-lines file), with NIP-01 filters. */
 class MemoryEventRepository extends EventRepository {
-  constructor(file) {
+  constructor(file, maxResults) {
     super();
     this.events = new Map();
     this.file = file;
+    this.maxResults = maxResults ?? Infinity;
     if (file && fs.existsSync(file)) {
       for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
         if (line.length > 0) this.store(JSON.parse(line));
@@ -136,7 +146,7 @@ class MemoryEventRepository extends EventRepository {
     const matching = [...this.events.values()]
       .filter(event => matches(event, filter))
       .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? -1 : 1));
-    return filter.limit === undefined ? matching : matching.slice(0, filter.limit);
+    return matching.slice(0, Math.min(filter.limit ?? Infinity, this.maxResults));
   }
 
   async destroy() {}
@@ -177,7 +187,7 @@ function loadPlugin(file, options, relay) {
 
 async function main() {
   const options = parseOptions(process.argv.slice(2), process.env);
-  const relay = new NostrRelay(new MemoryEventRepository(options.data), {
+  const relay = new NostrRelay(new MemoryEventRepository(options.data, options.maxResults), {
     // NIP-42 is on exactly when a hostname is set; AUTH events must name ws://<this host>:...
     hostname: options.auth ? (options.authHostname ?? options.host) : undefined,
     logLevel: LogLevel.ERROR,
@@ -278,6 +288,7 @@ async function main() {
     process.stderr.write(`test relay failed: ${error.message}\n`);
     process.exit(1);
   });
+  await Promise.all(plugins.map(plugin => plugin.ready).filter(Boolean).map(ready => ready.catch(() => {})));
   httpServer.listen(options.port, options.host);
 
   const stop = () => {

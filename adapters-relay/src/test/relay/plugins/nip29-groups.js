@@ -11,8 +11,13 @@
 // deleted group, "restricted: group is archived", and "restricted: not a member" for a non-member of a group that
 // is closed or private. Client events of kinds 39000-39009 are refused: only the relay writes group state.
 // TEST_RELAY_NIP29_GROUPS may seed groups at start: JSON [{"id","admins":[..],"members":[..],"closed":bool,...}].
+// TEST_RELAY_NIP29_GROUP_COUNT=N seeds N more closed groups g0001..gN whose members are the comma-separated
+// pubkeys of TEST_RELAY_NIP29_GROUP_MEMBERS, with their state signed over the last N seconds (group i at
+// now - N + i, as groups made over time), so a relay that caps results per filter has to be paged by "until".
 //
-// The relay's pubkey is published in its NIP-11 document ("pubkey"). Load with --plugin plugins/nip29-groups.js.
+// NIP-11: "self" is the relay's own key, the one that signs group state; "pubkey" is the operator's contact key,
+// TEST_RELAY_NIP29_CONTACT_PUBKEY when set (a real NIP-29 relay's two keys differ), else the relay's key too.
+// TEST_RELAY_NIP29_SELF=off leaves "self" out, as older relays do. Load with --plugin plugins/nip29-groups.js.
 'use strict';
 
 // Transitive dependencies of @nostr-relay/common, pinned by package-lock.json.
@@ -44,10 +49,10 @@ module.exports = (options, relay) => {
     return tag ? tag[1] : null;
   }
 
-  function sign(kind, tags) {
+  function sign(kind, tags, at = Math.floor(Date.now() / 1000)) {
     // Strictly increasing created_at per (kind, group), so a replaceable update is never a tie.
     const key = `${kind}:${tags[0][1]}`;
-    const createdAt = Math.max(Math.floor(Date.now() / 1000), (lastCreatedAt.get(key) ?? 0) + 1);
+    const createdAt = Math.max(at, (lastCreatedAt.get(key) ?? 0) + 1);
     lastCreatedAt.set(key, createdAt);
     const unsigned = [0, relayPubkey, createdAt, kind, tags, ''];
     const id = bytesToHex(sha256(new TextEncoder().encode(JSON.stringify(unsigned))));
@@ -55,7 +60,7 @@ module.exports = (options, relay) => {
     return { id, pubkey: relayPubkey, created_at: createdAt, kind, tags, content: '', sig };
   }
 
-  async function publishState(g, kinds) {
+  async function publishState(g, kinds, at) {
     for (const kind of kinds) {
       let tags;
       if (kind === 39000) {
@@ -66,7 +71,7 @@ module.exports = (options, relay) => {
       } else {
         tags = [['d', g.id], ...[...g.members].map(p => ['p', p])];
       }
-      const result = await relay.handleEvent(sign(kind, tags));
+      const result = await relay.handleEvent(sign(kind, tags, at));
       if (!result.success) throw new Error(`the relay refused its own kind ${kind}: ${result.message}`);
     }
   }
@@ -87,10 +92,18 @@ module.exports = (options, relay) => {
   }
 
   const seeded = JSON.parse(process.env.TEST_RELAY_NIP29_GROUPS ?? '[]');
+  const count = Number(process.env.TEST_RELAY_NIP29_GROUP_COUNT ?? 0);
+  const members = (process.env.TEST_RELAY_NIP29_GROUP_MEMBERS ?? '').split(',').filter(p => p.length > 0);
+  const start = Math.floor(Date.now() / 1000) - count;
   const ready = Promise.all(seeded.map(seed => {
     const g = create(seed.id, (seed.admins ?? [relayPubkey])[0], seed);
     return publishState(g, [39000, 39001, 39002]);
-  }));
+  })).then(async () => {
+    for (let i = 1; i <= count; i++) {
+      const g = create(`g${String(i).padStart(4, '0')}`, relayPubkey, { members });
+      await publishState(g, [39000, 39001, 39002], start + i);
+    }
+  });
   ready.catch(error => process.stderr.write(`nip29-groups: seeding failed: ${error.message}\n`));
 
   async function apply(event) {
@@ -125,15 +138,21 @@ module.exports = (options, relay) => {
   }
 
   return {
-    info: { pubkey: relayPubkey, supported_nips: [1, 11, 29, 42] },
+    // relay.js waits for this before it listens, so every seeded group is stored when READY is printed.
+    ready,
+
+    info: Object.assign(
+      { pubkey: process.env.TEST_RELAY_NIP29_CONTACT_PUBKEY || relayPubkey, supported_nips: [1, 11, 29, 42] },
+      process.env.TEST_RELAY_NIP29_SELF === 'off' ? {} : { self: relayPubkey }),
 
     async beforeHandleEvent(event) {
-      await ready;
+      // The relay's own state events are what seeding publishes: they must not wait for it.
       if (event.kind >= 39000 && event.kind <= 39009) {
         return event.pubkey === relayPubkey
           ? { canHandle: true }
           : { canHandle: false, message: 'restricted: only the relay publishes group state' };
       }
+      await ready;
       const id = tagValue(event, 'h');
       if (id === null) return { canHandle: true };
       if (MODERATION.has(event.kind)) {

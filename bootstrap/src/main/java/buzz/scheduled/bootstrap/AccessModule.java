@@ -25,7 +25,8 @@ import java.util.Optional;
  *   <li>{@code relay}: {@link RelayDecidesAccess} (admission allows; the relay's answer at publish decides);</li>
  *   <li>{@code http}: the callback policy POSTing to {@code BUZZ_ACCESS_URL} (3 s timeout);</li>
  *   <li>{@code nip29}: the policy over a {@link GroupFeed} that follows the relay's NIP-29 group state on its own
- *       connection to {@code RELAY_URL}, trusting {@code BUZZ_RELAY_PUBKEY} (or the relay's NIP-11 pubkey),
+ *       connection to {@code RELAY_URL}, trusting {@code BUZZ_RELAY_PUBKEY} (or the relay's NIP-11 self), paging
+ *       the backlog by {@code BUZZ_NIP29_PAGE_SIZE} (or the relay's NIP-11 max_limit),
  *       answering NIP-42 AUTH with the sidecar's key, and carrying out 9008/9001 through the deletion service.</li>
  * </ul>
  * Only the chosen policy's parts are bound: {@link GroupFeed} exists in the graph only for {@code nip29}, and
@@ -68,8 +69,9 @@ public final class AccessModule extends AbstractModule {
         @Singleton
         GroupFeed groupFeed(SidecarConfig config, EventSignatures signatures, DeletionService deletion,
                             AuthEventSigner authSigner, WallClock clock) {
-            Nip29Settings settings = Nip29Settings.of(RelaySettings.of(config.relay().url()),
-                    config.access().relayPubkey());
+            RelaySettings relay = RelaySettings.of(config.relay().url()).withAuthUrl(config.relay().authUrl());
+            Nip29Settings settings = new Nip29Settings(relay, config.access().relayPubkey(),
+                    Nip29Settings.DEFAULT_PING_INTERVAL, config.access().nip29PageSize());
             return new GroupFeed(settings, signatures, deletion, deletion, Optional.of(authSigner), clock);
         }
 

@@ -64,12 +64,6 @@ public final class DeliveryModule extends AbstractModule {
 
     @Provides
     @Singleton
-    RelayLimits relayLimits() {
-        return RelayLimits.UNKNOWN;
-    }
-
-    @Provides
-    @Singleton
     DispatcherSettings dispatcherSettings(SidecarConfig config, DeliverySettings delivery) {
         return new DispatcherSettings(delivery, config.delivery().maxInFlight(), config.delivery().claimBatchSize(),
                 DispatcherSettings.DEFAULT_MAX_QUEUED_BYTES, config.delivery().pollInterval(), REAP_EVERY, ERROR_PAUSE);

@@ -2,6 +2,7 @@ package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.http.HttpApi;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
+import buzz.scheduled.adapters.relay.Nip11RelayLimits;
 import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The running sidecar of {@code serve}: database (embedded or external), migrated schema, the sidecar key, the wired
- * object graph, the NIP-29 group feed (only with {@code BUZZ_ACCESS_POLICY=nip29}), delivery (LISTEN wake-ups,
+ * object graph, the relay's NIP-11 limits (read once, then refreshed), the NIP-29 group feed (only with
+ * {@code BUZZ_ACCESS_POLICY=nip29}), delivery (LISTEN wake-ups,
  * relay connection, dispatcher), the periodic retention passes and the HTTP API. Parts are opened in that order and
  * closed in reverse (HTTP first, then retention, the dispatcher, ..., the group feed, the embedded database last).
  * {@link #close()} is what the shutdown hook calls, and may run while {@link #start} is still opening parts (a
@@ -74,6 +76,8 @@ public final class Sidecar implements AutoCloseable {
             SecretKey key = SidecarKeys.readOrCreate(config.relay().secretKeyFile());
             LOG.info("sidecar public key {} (from {})", key.publicKey().hex(), config.relay().secretKeyFile());
             injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database, key));
+            // Before admission and delivery: the first requests already see the relay's limits.
+            own(injector.getInstance(Nip11RelayLimits.class)).start();
             registerMeters(config, database);
             if (config.access().policy() == AccessPolicyChoice.NIP29) {
                 startGroupFeed(config);
@@ -106,7 +110,7 @@ public final class Sidecar implements AutoCloseable {
         GroupFeed feed = own(injector.getInstance(GroupFeed.class));
         feed.start();
         LOG.info("following NIP-29 group state on {} (relay key {})", config.relay().url(),
-                config.access().relayPubkey().map(PublicKey::hex).orElse("from its NIP-11 document"));
+                config.access().relayPubkey().map(PublicKey::hex).orElse("its NIP-11 self"));
     }
 
     /**

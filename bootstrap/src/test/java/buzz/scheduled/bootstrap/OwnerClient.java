@@ -55,6 +55,12 @@ final class OwnerClient {
         return send("POST", "/v1/scheduled-messages", body);
     }
 
+    /** {@code POST /v1/scheduled-messages/{id}/send-now} with a newly signed {@code event}. */
+    Reply sendNow(String id, NostrEvent event) throws IOException, InterruptedException {
+        String body = JSON.writeValueAsString(java.util.Map.of("event", NostrEventJson.toJson(event)));
+        return send("POST", "/v1/scheduled-messages/" + id + "/send-now", body);
+    }
+
     /** {@code GET /v1/scheduled-messages/{id}}. */
     Reply get(String id) throws IOException, InterruptedException {
         return send("GET", "/v1/scheduled-messages/" + id, null);

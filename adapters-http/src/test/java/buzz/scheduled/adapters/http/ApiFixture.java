@@ -65,7 +65,6 @@ final class ApiFixture implements AutoCloseable {
     static final int MAX_PENDING = 5;
     static final int MAX_PER_WINDOW = 3;
 
-    private static final Signature SIG = new Signature("5e".repeat(64));
     private static final ObjectMapper JSON = new ObjectMapper();
 
     final SettableClock clock = new SettableClock(START);
@@ -119,8 +118,13 @@ final class ApiFixture implements AutoCloseable {
         return message(author, dueIn, "hello " + nonce.incrementAndGet());
     }
 
+    /**
+     * An event with a stand-in signature that differs per event as real ones do (the NIP-98 replay guard remembers
+     * signatures): its id twice.
+     */
     static NostrEvent event(PublicKey author, long createdAt, int kind, List<List<String>> tags, String content) {
-        return new UnsignedEvent(author, createdAt, kind, tags, content).withSignature(SIG);
+        UnsignedEvent unsigned = new UnsignedEvent(author, createdAt, kind, tags, content);
+        return unsigned.withSignature(new Signature(unsigned.computeId().hex().repeat(2)));
     }
 
     /** {@code {"event":<wire JSON>}}. */

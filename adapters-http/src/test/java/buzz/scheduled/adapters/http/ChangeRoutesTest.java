@@ -268,10 +268,11 @@ class ChangeRoutesTest {
     }
 
     @Test
-    void sendNow_withEventOutsideWindow_answers409ResignRequired() {
+    void sendNow_withNewEventTooFarAheadForTheRelayWindow_answers422TimeTooFar() {
         ScheduledMessage before = api.stored(id);
 
-        assertProblem(sendNow(api.message(ALICE, Duration.ofHours(2))), 409, "resign_required");
+        // The new event is what is admitted (the stored one's window answers resign_required, above).
+        assertProblem(sendNow(api.message(ALICE, Duration.ofHours(2))), 422, "time_too_far");
         assertUnchanged(before);
     }
 

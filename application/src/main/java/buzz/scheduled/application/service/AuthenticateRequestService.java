@@ -20,10 +20,17 @@ import java.util.List;
 /**
  * NIP-98 HTTP authentication: decodes the {@code Authorization: Nostr <base64>} header (padding optional), reads
  * the event strictly, and accepts it when, in this order: kind is 27235; {@code created_at} is within the window
- * (default 60 s) of the clock either way; the one {@code u} tag equals the request URL exactly; the one
- * {@code method} tag equals the request method; a {@code payload} tag, when present, equals the lowercase hex
- * SHA-256 of the raw body; the signature port says the event is authentic; and its id was not accepted within
- * twice the window (replay guard). Each refusal names the check that failed.
+ * (default 60 s) of the clock either way; the one {@code u} tag names the request URL; the one {@code method} tag
+ * names the request method; a {@code payload} tag, when present, is the hex SHA-256 of the raw body; the
+ * signature port says the event is authentic; and this header's signature was not accepted within twice the
+ * window (replay guard). Each refusal names the check that failed.
+ *
+ * <p>As real clients behave (nostr-tools' {@code nip98.getToken}): the URL comparison normalises both sides per
+ * RFC 3986 §6.2.2/§6.2.3 (scheme and host case, percent-encoding case, default port, empty path; see
+ * {@link RequestUrl}), so {@code PUBLIC_BASE_URL=https://Sched.Example.COM:443} matches a tag
+ * {@code https://sched.example.com/...}; the method and the payload hex compare ASCII case-insensitively
+ * ({@code post} is {@code POST}); and the replay guard is keyed by the BIP-340 signature, so the same request signed
+ * twice in one second (same event id, fresh signature) passes twice while a repeated header does not.
  */
 public final class AuthenticateRequestService implements AuthenticateRequestUseCase {
 
@@ -33,7 +40,7 @@ public final class AuthenticateRequestService implements AuthenticateRequestUseC
     /** Default allowed distance between created_at and the server clock. */
     public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(60);
 
-    /** Default number of recently used authentication ids remembered. */
+    /** Default number of recently used authentication signatures remembered. */
     public static final int DEFAULT_REPLAY_CAPACITY = 100_000;
 
     /** Longest header token accepted (characters of base64); real ones are well under 2 KiB. */
@@ -46,14 +53,14 @@ public final class AuthenticateRequestService implements AuthenticateRequestUseC
     private final long windowSeconds;
     private final ReplayCache replays;
 
-    /** The service with the NIP-98 defaults: a 60-second window, 100 000 remembered ids. */
+    /** The service with the NIP-98 defaults: a 60-second window, 100 000 remembered signatures. */
     public AuthenticateRequestService(EventSignatures signatures, WallClock clock) {
         this(signatures, clock, DEFAULT_WINDOW, DEFAULT_REPLAY_CAPACITY);
     }
 
     /**
      * @param window          largest accepted |now − created_at|, whole seconds, positive
-     * @param replayCapacity  most authentication ids remembered at once
+     * @param replayCapacity  most authentication signatures remembered at once
      */
     public AuthenticateRequestService(
             EventSignatures signatures, WallClock clock, Duration window, int replayCapacity) {
@@ -123,7 +130,7 @@ public final class AuthenticateRequestService implements AuthenticateRequestUseC
                     ? "Authorization event has no u tag"
                     : "Authorization event has " + urls.size() + " u tags, expected one");
         }
-        if (!urls.get(0).equals(command.url())) {
+        if (!RequestUrl.normalized(urls.get(0)).equals(RequestUrl.normalized(command.url()))) {
             return new Refused("Authorization u tag \"" + urls.get(0) + "\" does not match the request URL \""
                     + command.url() + "\"");
         }
@@ -133,7 +140,7 @@ public final class AuthenticateRequestService implements AuthenticateRequestUseC
                     ? "Authorization event has no method tag"
                     : "Authorization event has " + methods.size() + " method tags, expected one");
         }
-        if (!methods.get(0).equals(command.method())) {
+        if (!RequestUrl.asciiLowercase(methods.get(0)).equals(RequestUrl.asciiLowercase(command.method()))) {
             return new Refused("Authorization method tag \"" + methods.get(0)
                     + "\" does not match the request method \"" + command.method() + "\"");
         }
@@ -141,14 +148,15 @@ public final class AuthenticateRequestService implements AuthenticateRequestUseC
         if (payloads.size() > 1) {
             return new Refused("Authorization event has " + payloads.size() + " payload tags, expected at most one");
         }
-        if (payloads.size() == 1 && !payloads.get(0).equals(sha256Hex(command.body()))) {
+        if (payloads.size() == 1 && !RequestUrl.asciiLowercase(payloads.get(0)).equals(sha256Hex(command.body()))) {
             return new Refused("Authorization payload tag does not match the SHA-256 of the request body");
         }
         if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
             return new Refused("Authorization event signature is invalid: " + invalid.reason());
         }
-        if (!replays.firstUse(event.id(), now)) {
-            return new Refused("Authorization event " + event.id().hex() + " was already used (replay)");
+        if (!replays.firstUse(event.sig(), now)) {
+            return new Refused("Authorization event " + event.id().hex() + " with this signature was already used"
+                    + " (replay)");
         }
         return new Authenticated(event.pubkey());
     }

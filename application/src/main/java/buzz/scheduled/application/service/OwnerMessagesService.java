@@ -10,6 +10,7 @@ import buzz.scheduled.application.port.in.SendNowUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
 import buzz.scheduled.application.port.out.EventSignatures;
+import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
@@ -30,8 +31,9 @@ import java.util.function.Function;
 
 /**
  * The owner's side: schedule, edit, cancel, send now, get and list (SPEC §3.1–3.5, §3.12). Admission applies
- * the rules in SPEC §3.1 order — event validity, ownership, kind/channel/size/expiration, time, then
- * tombstone, access and limits — and stores nothing on any refusal.
+ * the rules in SPEC §3.1 order — event validity, ownership, kind/channel/size/expiration, time, then what the
+ * relay's NIP-11 limitation refuses ({@link RelayAdmission}), then tombstone, access and limits — and stores
+ * nothing on any refusal.
  */
 public final class OwnerMessagesService implements ScheduleMessageUseCase, ReviseMessageUseCase,
         CancelMessageUseCase, SendNowUseCase, GetMessageUseCase, ListMessagesUseCase {
@@ -45,15 +47,25 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     private final ScheduleIdSource ids;
     private final WallClock clock;
     private final SchedulingSettings settings;
+    private final RelayAdmission relay;
 
+    /** The service without knowledge of the relay's limits ({@link RelayLimits#UNKNOWN}). */
     public OwnerMessagesService(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
                                 ScheduleIdSource ids, WallClock clock, SchedulingSettings settings) {
+        this(store, signatures, access, ids, clock, settings, RelayLimits.UNKNOWN);
+    }
+
+    /** @param relayLimits the relay's NIP-11 limitation, read on every admission and send-now */
+    public OwnerMessagesService(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
+                                ScheduleIdSource ids, WallClock clock, SchedulingSettings settings,
+                                RelayLimits relayLimits) {
         this.store = store;
         this.signatures = signatures;
         this.access = access;
         this.ids = ids;
         this.clock = clock;
         this.settings = settings;
+        this.relay = new RelayAdmission(relayLimits, settings.relayWindow());
     }
 
     @Override
@@ -115,14 +127,14 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         Instant now = clock.now();
         if (command.event().isEmpty()) {
             return change(command.owner(), command.id(), false,
-                    current -> current.sendNow(settings.relayWindow(), now));
+                    current -> current.sendNow(relay.window(), now));
         }
         if (owned(command.owner(), command.id()).isEmpty()) {
             return new OwnerChangeResult.NotFound();
         }
         return switch (admit(command.owner(), command.event().get(), Timing.IMMEDIATE, now)) {
             case Admit.Ok ok -> change(command.owner(), command.id(), true,
-                    current -> current.sendNow(ok.admission(), settings.relayWindow(), now));
+                    current -> current.sendNow(ok.admission(), relay.window(), now));
             case Admit.No no -> new OwnerChangeResult.Refused(no.refusal());
             case Admit.Down down -> new OwnerChangeResult.Unavailable(down.message());
         };
@@ -194,18 +206,22 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         };
     }
 
-    private static String stateConflictMessage(buzz.scheduled.domain.schedule.OwnerRefusal refusal,
-                                               ScheduledMessage current) {
+    private String stateConflictMessage(buzz.scheduled.domain.schedule.OwnerRefusal refusal,
+                                        ScheduledMessage current) {
         return switch (refusal) {
             case DISPATCHING -> "message " + current.id() + " is being sent to the relay right now";
             case NOT_PENDING -> "message " + current.id() + " is " + current.state().wireName() + " and can no longer change";
             case ALREADY_SENT -> "message " + current.id() + " was already published";
             case RESIGN_REQUIRED -> "the stored event's created_at is outside the relay's window of "
-                    + "now; send a newly signed event";
+                    + "now (" + relay.window().toSeconds() + " s either way, " + relay.windowSource()
+                    + "); send a newly signed event";
         };
     }
 
-    /** Event validity, the I/O-free rules, the tombstone, then access: everything but the stored limits. */
+    /**
+     * Event validity, the I/O-free rules, the relay's limits, the tombstone, then access: everything but the
+     * stored limits.
+     */
     private Admit admit(PublicKey owner, NostrEvent event, Timing timing, Instant now) {
         if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
             return new Admit.No(new Refusal(RefusalCode.INVALID_EVENT, invalid.reason()));
@@ -215,6 +231,10 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             return new Admit.No(refused.refusal());
         }
         Admission admission = ((AdmissionVerdict.Admitted) verdict).admission();
+        Optional<Refusal> relayRefusal = relay.refusal(event, timing, now);
+        if (relayRefusal.isPresent()) {
+            return new Admit.No(relayRefusal.get());
+        }
         if (store.channelDeleted(admission.channel())) {
             return new Admit.No(new Refusal(RefusalCode.CHANNEL_NOT_FOUND,
                     "channel " + admission.channel() + " was deleted"));

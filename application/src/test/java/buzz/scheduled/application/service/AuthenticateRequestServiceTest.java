@@ -36,8 +36,16 @@ class AuthenticateRequestServiceTest {
     private final ScriptedSignatures signatures = new ScriptedSignatures();
     private final AuthenticateRequestService service = new AuthenticateRequestService(signatures, clock);
 
+    /** An event whose stand-in signature (the fake port accepts any) differs per event, as real ones do. */
     private static NostrEvent authEvent(long createdAt, int kind, List<List<String>> tags) {
-        return new UnsignedEvent(OWNER, createdAt, kind, tags, "").withSignature(new Signature("5".repeat(128)));
+        UnsignedEvent unsigned = new UnsignedEvent(OWNER, createdAt, kind, tags, "");
+        return unsigned.withSignature(new Signature(unsigned.computeId().hex().repeat(2)));
+    }
+
+    /** The same event with another stand-in signature, as a second BIP-340 signing of the same id gives. */
+    private static NostrEvent resigned(NostrEvent event, String sigDigit) {
+        return new NostrEvent(event.id(), event.pubkey(), event.createdAt(), event.kind(), event.tags(),
+                event.content(), new Signature(sigDigit.repeat(128)));
     }
 
     private static List<List<String>> tags(String url, String method, String payload) {
@@ -197,8 +205,47 @@ class AuthenticateRequestServiceTest {
     }
 
     @Test
-    void authenticate_lowercaseMethod_refusesBecauseMethodsAreCaseSensitive() {
-        assertThat(post(header(authEvent(NOW, 27235, tags(URL, "post", null))))).isInstanceOf(Refused.class);
+    void authenticate_lowercaseMethodTag_accepts() {
+        assertThat(post(header(authEvent(NOW, 27235, tags(URL, "post", null))))).isEqualTo(new Authenticated(OWNER));
+        assertThat(post(header(authEvent(NOW, 27235, tags(URL, "PoSt", null))))).isEqualTo(new Authenticated(OWNER));
+    }
+
+    @Test
+    void authenticate_methodThatOnlyUnicodeCaseFoldingMakesEqual_refuses() {
+        // "ſ" (U+017F) upper-cases to "S": String.equalsIgnoreCase would call it POST.
+        assertThat(post(header(authEvent(NOW, 27235, tags(URL, "PO\u017fT", null))))).isEqualTo(
+                new Refused("Authorization method tag \"PO\u017fT\" does not match the request method \"POST\""));
+    }
+
+    @Test
+    void authenticate_uppercasePayloadHex_accepts() {
+        NostrEvent event = authEvent(NOW, 27235, tags(URL, "POST", BODY_SHA256.toUpperCase(java.util.Locale.ROOT)));
+
+        assertThat(post(header(event))).isEqualTo(new Authenticated(OWNER));
+    }
+
+    @Test
+    void authenticate_baseUrlWithUppercaseHostAndDefaultPort_matchesTheNormalisedTag() {
+        String configured = "https://Sched.Example.COM:443/v1/scheduled-messages?limit=5";
+        String signed = "https://sched.example.com/v1/scheduled-messages?limit=5";
+
+        AuthenticationResult result = service.authenticate(new AuthenticateRequestCommand("POST", configured, BODY,
+                header(authEvent(NOW, 27235, tags(signed, "POST", null)))));
+
+        assertThat(result).isEqualTo(new Authenticated(OWNER));
+    }
+
+    @Test
+    void authenticate_tagWithAnotherPortOrHost_refusesNamingBothUrls() {
+        String configured = "https://Sched.Example.COM:443/v1/scheduled-messages";
+        String otherPort = "https://sched.example.com:8443/v1/scheduled-messages";
+        String otherHost = "https://sched.example.org/v1/scheduled-messages";
+
+        assertThat(service.authenticate(new AuthenticateRequestCommand("POST", configured, BODY,
+                header(authEvent(NOW, 27235, tags(otherPort, "POST", null)))))).isEqualTo(new Refused(
+                "Authorization u tag \"" + otherPort + "\" does not match the request URL \"" + configured + "\""));
+        assertThat(service.authenticate(new AuthenticateRequestCommand("POST", configured, BODY,
+                header(authEvent(NOW, 27235, tags(otherHost, "POST", null)))))).isInstanceOf(Refused.class);
     }
 
     @Test
@@ -236,8 +283,24 @@ class AuthenticateRequestServiceTest {
         AuthenticationResult second = post(header(event));
 
         assertThat(first).isEqualTo(new Authenticated(OWNER));
-        assertThat(second).isEqualTo(
-                new Refused("Authorization event " + event.id().hex() + " was already used (replay)"));
+        assertThat(second).isEqualTo(new Refused("Authorization event " + event.id().hex()
+                + " with this signature was already used (replay)"));
+    }
+
+    @Test
+    void authenticate_sameEventIdWithAFreshSignature_acceptsBothAndRefusesEachRepeat() {
+        NostrEvent signedOnce = authEvent(NOW, 27235, tags(URL, "POST", null));
+        NostrEvent signedAgain = resigned(signedOnce, "6");
+
+        AuthenticationResult first = post(header(signedOnce));
+        AuthenticationResult second = post(header(signedAgain));
+        AuthenticationResult repeat = post(header(signedAgain));
+
+        assertThat(signedAgain.id()).isEqualTo(signedOnce.id());
+        assertThat(signedAgain.sig()).isNotEqualTo(signedOnce.sig());
+        assertThat(first).isEqualTo(new Authenticated(OWNER));
+        assertThat(second).isEqualTo(new Authenticated(OWNER));
+        assertThat(repeat).isInstanceOf(Refused.class);
     }
 
     @Test

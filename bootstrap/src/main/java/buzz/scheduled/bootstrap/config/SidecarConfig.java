@@ -49,6 +49,8 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public static final String BUZZ_ACCESS_POLICY = "BUZZ_ACCESS_POLICY";
     public static final String BUZZ_ACCESS_URL = "BUZZ_ACCESS_URL";
     public static final String BUZZ_RELAY_PUBKEY = "BUZZ_RELAY_PUBKEY";
+    public static final String BUZZ_NIP29_PAGE_SIZE = "BUZZ_NIP29_PAGE_SIZE";
+    public static final String BUZZ_RELAY_INFO_REFRESH_SECONDS = "BUZZ_RELAY_INFO_REFRESH_SECONDS";
     public static final String BUZZ_MAX_HORIZON_DAYS = "BUZZ_MAX_HORIZON_DAYS";
     public static final String BUZZ_MAX_LATENESS_SECONDS = "BUZZ_MAX_LATENESS_SECONDS";
     public static final String BUZZ_RELAY_MAX_FUTURE_SECONDS = "BUZZ_RELAY_MAX_FUTURE_SECONDS";
@@ -77,7 +79,8 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
             BUZZ_MAX_PENDING_PER_OWNER, BUZZ_ALLOWED_KINDS, BUZZ_DB_POOL_SIZE, BUZZ_LEASE_SECONDS,
             BUZZ_PUBLISH_TIMEOUT_SECONDS, BUZZ_LEASE_MARGIN_SECONDS, BUZZ_REAP_GRACE_SECONDS, BUZZ_RETRY_BASE_SECONDS,
             BUZZ_RETRY_MAX_SECONDS, BUZZ_CLAIM_BATCH_SIZE, BUZZ_MAX_IN_FLIGHT, BUZZ_POLL_SECONDS, BUZZ_SHUTDOWN_GRACE_SECONDS,
-            BUZZ_RETENTION_DAYS, BUZZ_LOG_LEVEL, BUZZ_LOG_FORMAT, BUZZ_CORS_ORIGINS);
+            BUZZ_RETENTION_DAYS, BUZZ_LOG_LEVEL, BUZZ_LOG_FORMAT, BUZZ_CORS_ORIGINS, BUZZ_NIP29_PAGE_SIZE,
+            BUZZ_RELAY_INFO_REFRESH_SECONDS);
 
     /** The fixed per-channel limit of SPEC §3.1: 30 messages due in one 5-minute window. */
     public static final int MAX_PER_CHANNEL_WINDOW = 30;
@@ -133,6 +136,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                 .map(url -> env.uri(BUZZ_RELAY_AUTH_URL, url, Set.of("ws", "wss"), "a WebSocket URL"))
                 .orElse(relayUrl);
         Path keyFile = env.path(SIDECAR_SECRET_KEY_FILE, dataDirectory.resolve("sidecar.key"));
+        Duration informationRefresh = env.seconds(BUZZ_RELAY_INFO_REFRESH_SECONDS, 300, 1, 86_400);
 
         Set<PublicKey> operators = operatorKeys(env);
         AccessPolicyChoice policy = AccessPolicyChoice.parse(env.text(BUZZ_ACCESS_POLICY, "relay"));
@@ -150,6 +154,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                         + " must be the relay's pubkey, 64 lowercase hex characters, got '" + hex + "'");
             }
         });
+        int nip29PageSize = (int) env.integer(BUZZ_NIP29_PAGE_SIZE, 100, 1, 5_000, "events");
 
         Limits limits = new Limits(
                 Duration.ofDays(env.integer(BUZZ_MAX_HORIZON_DAYS, 120, 1, 3650, "days")),
@@ -188,8 +193,9 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                 Duration.ofDays(env.integer(BUZZ_RETENTION_DAYS, 7, 1, 3650, "days")));
 
         return new SidecarConfig(enabled, dataDirectory, new Database(databaseUrl, poolSize),
-                new Http(host, port, URI.create(withoutSlash)), new Relay(relayUrl, relayAuthUrl, keyFile),
-                new Access(operators, policy, accessUrl, relayPubkey), limits, delivery, operations(env));
+                new Http(host, port, URI.create(withoutSlash)), new Relay(relayUrl, relayAuthUrl, keyFile,
+                        informationRefresh),
+                new Access(operators, policy, accessUrl, relayPubkey, nip29PageSize), limits, delivery, operations(env));
     }
 
     /**
@@ -387,15 +393,19 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     }
 
     /**
-     * @param url           {@code RELAY_URL}, a ws:// or wss:// URL (default ws://127.0.0.1:7777)
-     * @param authUrl       {@code BUZZ_RELAY_AUTH_URL}: the relay's public URL for the NIP-42 AUTH {@code relay} tag
-     *                      (default {@code RELAY_URL})
-     * @param secretKeyFile {@code SIDECAR_SECRET_KEY_FILE} (default {@code BUZZ_DATA_DIR/sidecar.key})
+     * @param url                {@code RELAY_URL}, a ws:// or wss:// URL (default ws://127.0.0.1:7777)
+     * @param authUrl            {@code BUZZ_RELAY_AUTH_URL}: the relay's public URL for the NIP-42 AUTH {@code relay}
+     *                           tag (default {@code RELAY_URL})
+     * @param secretKeyFile      {@code SIDECAR_SECRET_KEY_FILE} (default {@code BUZZ_DATA_DIR/sidecar.key})
+     * @param informationRefresh {@code BUZZ_RELAY_INFO_REFRESH_SECONDS} (default 300 s): how often the relay's NIP-11
+     *                           document (its {@code limitation}) is read again
      */
-    public record Relay(URI url, URI authUrl, Path secretKeyFile) {
+    public record Relay(URI url, URI authUrl, Path secretKeyFile, Duration informationRefresh) {
         public Relay {
-            if (url == null || authUrl == null || secretKeyFile == null) {
-                throw new IllegalArgumentException("relay configuration needs a URL, an AUTH URL and a key file");
+            if (url == null || authUrl == null || secretKeyFile == null || informationRefresh == null
+                    || informationRefresh.isNegative() || informationRefresh.isZero()) {
+                throw new IllegalArgumentException("relay configuration needs a URL, an AUTH URL, a key file and a "
+                        + "positive refresh");
             }
         }
     }
@@ -406,12 +416,14 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
      * @param policy      {@code BUZZ_ACCESS_POLICY}
      * @param accessUrl   {@code BUZZ_ACCESS_URL}: where the http policy POSTs its question; required for that policy
      * @param relayPubkey {@code BUZZ_RELAY_PUBKEY}: the key the nip29 policy expects on the relay's group state
-     *                    events; empty: read from the relay's NIP-11 document on every connect
+     *                    events; empty: the {@code self} of the relay's NIP-11 document, read on every connect
+     * @param nip29PageSize {@code BUZZ_NIP29_PAGE_SIZE} (default 100): events per page when the nip29 policy reads the
+     *                    relay's group backlog and the relay's NIP-11 document states no {@code max_limit}
      */
     public record Access(Set<PublicKey> operators, AccessPolicyChoice policy, Optional<URI> accessUrl,
-                         Optional<PublicKey> relayPubkey) {
+                         Optional<PublicKey> relayPubkey, int nip29PageSize) {
         public Access {
-            if (operators == null || policy == null || accessUrl == null || relayPubkey == null) {
+            if (operators == null || policy == null || accessUrl == null || relayPubkey == null || nip29PageSize < 1) {
                 throw new IllegalArgumentException("access configuration has a missing part");
             }
             operators = Set.copyOf(operators);

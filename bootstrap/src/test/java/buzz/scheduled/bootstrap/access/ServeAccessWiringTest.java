@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.adapters.http.access.CallbackAccessPolicy;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.nip29.GroupFeed;
-import buzz.scheduled.adapters.relay.nip29.Nip29AccessPolicy;
 import buzz.scheduled.adapters.relay.nip29.Nip29TestRelay;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.out.AccessPolicy;
@@ -210,23 +209,54 @@ class ServeAccessWiringTest {
     }
 
     @Test
-    void nip29Policy_relayPubkeyNotTheRelays_ignoresTheGroupStateSoTheChannelIsUnknown() throws Exception {
+    void nip29Policy_relayPubkeyNotTheRelays_answers503NamingTheKeyThatSignsTheGroupState() throws Exception {
         try (Nip29TestRelay relay = Nip29TestRelay.start()) {
             relay.createGroup("crew", true);
             relay.addMember("crew", ALICE.publicKey());
             serve(Map.of("BUZZ_ACCESS_POLICY", "nip29", "RELAY_URL", relay.url().toString(),
                     "BUZZ_RELAY_PUBKEY", OPERATOR.publicKey().hex()));
+            NostrEvent event = SignedClient.message(ALICE, "crew", dueIn(Duration.ofHours(1)), "crew meeting");
+            Poll.until("admission to say why the group state is not trusted", WAIT,
+                    () -> client.schedule(ALICE, event).text().contains("no group state signed by"));
+
+            SignedClient.Reply alice = client.schedule(ALICE, event);
+            GroupFeed feed = sidecar.injector().getInstance(GroupFeed.class);
+            sidecar.close(); // before the relay, so the feed does not see it go
+
+            assertThat(alice.status()).as(alice.text()).isEqualTo(503);
+            assertThat(alice.json().get("message").asText())
+                    .contains("the relay has no group state signed by " + OPERATOR.publicKey().hex())
+                    .contains("group state on the relay is signed by [" + relay.relayPubkey().hex() + "]");
+            assertThat(feed.inSync()).isFalse();
+            assertThat(db.queryLong("SELECT count(*) FROM scheduled_message")).isZero();
+        }
+    }
+
+    @Test
+    void nip29Policy_600GroupsBehindASilent500CapWithSelfApartFromPubkey_admitsMembersOfEveryGroup()
+            throws Exception {
+        SecretKey contact = new SecretKey("cc".repeat(32));
+        try (Nip29TestRelay relay = Nip29TestRelay.start(mode -> mode.env("TEST_RELAY_MAX_RESULTS", "500")
+                .env("TEST_RELAY_NIP29_CONTACT_PUBKEY", contact.publicKey().hex())
+                .env("TEST_RELAY_NIP29_GROUP_COUNT", "600")
+                .env("TEST_RELAY_NIP29_GROUP_MEMBERS", ALICE.publicKey().hex()))) {
+            serve(Map.of("BUZZ_ACCESS_POLICY", "nip29", "RELAY_URL", relay.url().toString()));
             GroupFeed feed = sidecar.injector().getInstance(GroupFeed.class);
             Poll.until("the NIP-29 feed to sync", WAIT, feed::inSync);
 
-            SignedClient.Reply alice = client.schedule(ALICE, SignedClient.message(ALICE, "crew",
-                    dueIn(Duration.ofHours(1)), "crew meeting"));
-            AccessPolicy policy = sidecar.injector().getInstance(AccessPolicy.class);
+            List<SignedClient.Reply> members = List.of("g0001", "g0300", "g0600").stream()
+                    .map(group -> client.schedule(ALICE, SignedClient.message(ALICE, group,
+                            dueIn(Duration.ofHours(1)), "hello " + group)))
+                    .toList();
+            SignedClient.Reply bob = client.schedule(BOB, SignedClient.message(BOB, "g0001",
+                    dueIn(Duration.ofHours(1)), "let me in"));
             sidecar.close(); // before the relay, so the feed does not see it go
 
-            assertThat(policy).isInstanceOf(Nip29AccessPolicy.class);
-            assertThat(alice.status()).as(alice.text()).isEqualTo(422);
-            assertThat(alice.error()).isEqualTo("channel_not_found");
+            assertThat(relay.relay().events("{\"kinds\":[39002]}")).as("the relay caps each filter").hasSize(500);
+            assertThat(members).allSatisfy(reply -> assertThat(reply.status()).as(reply.text()).isEqualTo(201));
+            assertThat(bob.status()).as(bob.text()).isEqualTo(403);
+            assertThat(bob.error()).isEqualTo("not_in_channel");
+            assertThat(db.queryLong("SELECT count(*) FROM scheduled_message")).isEqualTo(3);
         }
     }
 

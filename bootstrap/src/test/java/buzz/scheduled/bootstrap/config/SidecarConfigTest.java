@@ -47,6 +47,17 @@ class SidecarConfigTest {
         assertThat(config.delivery().lease()).isEqualTo(Duration.ofSeconds(60));
         assertThat(config.delivery().publishTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.delivery().retention()).isEqualTo(Duration.ofDays(7));
+        assertThat(config.relay().informationRefresh()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(config.access().nip29PageSize()).isEqualTo(100);
+    }
+
+    @Test
+    void relayInformationRefreshAndNip29PageSize_set_areKept() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_RELAY_INFO_REFRESH_SECONDS", "60",
+                "BUZZ_NIP29_PAGE_SIZE", "250"));
+
+        assertThat(config.relay().informationRefresh()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(config.access().nip29PageSize()).isEqualTo(250);
     }
 
     @Test
@@ -150,7 +161,11 @@ class SidecarConfigTest {
             "BUZZ_LOG_LEVEL|verbose|must be one of TRACE, DEBUG, INFO, WARN, ERROR, got 'verbose'",
             "BUZZ_LOG_FORMAT|xml|must be text or json, got 'xml'",
             "BUZZ_CORS_ORIGINS|chat.example.com|is not an origin",
-            "BUZZ_CORS_ORIGINS|'*,https://a.example'|must stand alone"})
+            "BUZZ_CORS_ORIGINS|'*,https://a.example'|must stand alone",
+            "BUZZ_NIP29_PAGE_SIZE|0|from 1 to 5000 (events)",
+            "BUZZ_NIP29_PAGE_SIZE|5001|from 1 to 5000",
+            "BUZZ_RELAY_INFO_REFRESH_SECONDS|0|from 1 to 86400",
+            "BUZZ_RELAY_INFO_REFRESH_SECONDS|5m|got '5m'"})
     void fromEnvironment_invalidValue_failsNamingTheVariable(String variable, String value, String expected) {
         assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of(variable, value)))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,

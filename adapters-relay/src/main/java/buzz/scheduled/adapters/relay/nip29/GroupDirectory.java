@@ -186,6 +186,13 @@ final class GroupDirectory {
                 owner.hex() + " is not a member of group " + channel.value());
     }
 
+    /** How many groups are known: with metadata and not deleted. */
+    synchronized int groupCount() {
+        return (int) groups.values().stream()
+                .filter(g -> g.metadata().isPresent() && g.deletedAt().isEmpty())
+                .count();
+    }
+
     /** A snapshot of one group's state (tests, diagnostics). */
     synchronized Optional<GroupState> group(String id) {
         return Optional.ofNullable(groups.get(id));

@@ -1,6 +1,7 @@
 package buzz.scheduled.adapters.relay.nip29;
 
 import buzz.scheduled.adapters.relay.AuthEventSigner;
+import buzz.scheduled.adapters.relay.RelayInformation;
 import buzz.scheduled.adapters.relay.nip29.GroupDirectory.Moderation;
 import buzz.scheduled.application.port.in.DeleteChannelUseCase;
 import buzz.scheduled.application.port.in.RemoveMemberUseCase;
@@ -14,9 +15,8 @@ import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -32,27 +32,48 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Follows the relay's NIP-29 group state on its own WebSocket connection (next to the publishing client's):
- * {@code ["REQ", "buzz-nip29", {"kinds":[39000,39001,39002],"authors":[<relay>]}, {"kinds":[9001,9008]}]}.
+ * Follows the relay's NIP-29 group state on its own WebSocket connection (next to the publishing client's).
  *
- * <p>Every event's id and BIP-340 signature are checked; state events count only when the relay signed them
- * (its pubkey from configuration or its NIP-11 document), moderation events only when the relay or an admin of
- * the group did. Moderation events that arrive with the stored backlog are held until {@code EOSE}, when the
- * admin and member lists are complete, then carried out oldest first: 9008 delete-group deletes the channel
- * ({@code channel_deleted}, payloads purged, tombstone), 9001 remove-user fails the removed members' pending
- * messages there ({@code member_removed}). A failed store call is retried with backoff; each moderation event
- * is carried out once per process.
+ * <p><b>Whose key.</b> Group state (kinds 39000 metadata, 39001 admins, 39002 members) counts only when signed by
+ * the relay's own key: {@code BUZZ_RELAY_PUBKEY} when configured, else the {@code self} of the relay's NIP-11
+ * document, read on every connect. The document's {@code pubkey} is the operator's contact key, which NIP-29 relays
+ * do not sign group state with; without {@code self} and without a configured key the feed says so and stays
+ * unavailable. Moderation events (9008 delete-group, 9001 remove-user) count when the relay or an admin of the
+ * group signed them. Every event's id and BIP-340 signature is checked.
  *
- * <p>The {@link GroupDirectory} is "in sync" from {@code EOSE} until the connection is lost (closed, failed,
- * no pong to a ping, or the relay closed the subscription); meanwhile the {@code nip29} policy answers
- * "unavailable". Lost connections are re-made with the relay settings' backoff. NIP-42: when the relay closes
- * the subscription with {@code auth-required:}, the feed authenticates with the sidecar's key (if it has a
- * signer) and subscribes again.
+ * <p><b>The backlog, paged.</b> Relays cap the results of one filter (strfry at 500) without saying so in
+ * {@code EOSE}, so the stored backlog is read page by page: {@code {..., "limit": L}}, then {@code "until"} the
+ * oldest {@code created_at} of the previous page, until a page comes back with fewer than {@code L} events. {@code L}
+ * is the relay's NIP-11 {@code limitation.max_limit} when it states one (at most 5000), else the configured page
+ * size (default 100). Both filters are paged: {@code {"kinds":[39000,39001,39002],"authors":[<relay>]}} and
+ * {@code {"kinds":[9001,9008]}}. Before the first page, a live subscription {@code buzz-nip29} with the same filters
+ * (and {@code "limit":1}) is opened, so nothing stored while the pages are read is missed. A full page whose events
+ * are all already known (at least {@code L} events share one second) cannot be paged past: the backlog would be
+ * truncated, so the connection is given up and tried again later, never reported in sync.
+ *
+ * <p><b>In sync.</b> Moderation events from the backlog are held until every page is read (the admin and member
+ * lists are then complete) and carried out oldest first: 9008 deletes the channel ({@code channel_deleted},
+ * payloads purged, tombstone), 9001 fails the removed members' pending messages there ({@code member_removed}). A
+ * failed store call is retried with backoff; each moderation event is carried out once per process. The
+ * {@link GroupDirectory} is then "in sync" — but only on a positive signal that the key is right: at least one
+ * group state event signed by it, or the relay's NIP-11 {@code self} naming it (a relay that says so and has no
+ * groups yet). A configured key that the relay does not confirm and that signed nothing is most likely the wrong
+ * key: the feed logs a WARN (naming the keys that did sign group state on the relay, if any) and stays
+ * unavailable until a state event signed by that key arrives live. The directory is out of sync again from the
+ * moment the connection is lost (closed, failed, no pong to a ping, or the relay closed a subscription);
+ * meanwhile the {@code nip29} policy answers "unavailable". Lost connections are re-made with the relay settings'
+ * backoff. NIP-42: when the relay closes a subscription with {@code auth-required:}, the feed authenticates with
+ * the sidecar's key (if it has a signer) and reads the backlog again.
  */
 public final class GroupFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupFeed.class);
-    /** The subscription id. */
+    /** The live subscription's id. */
     static final String SUBSCRIPTION = "buzz-nip29";
+    /** Prefix of the backlog pages' subscription ids. */
+    static final String PAGE_SUBSCRIPTION = "buzz-nip29-page-";
+    /** The subscription that looks for group state by other keys when the relay's key signed none. */
+    static final String PROBE_SUBSCRIPTION = "buzz-nip29-probe";
+    private static final int PROBE_LIMIT = 20;
     private static final Duration ACTION_RETRY_CAP = Duration.ofSeconds(30);
 
     private final Nip29Settings settings;
@@ -151,21 +172,20 @@ public final class GroupFeed implements AutoCloseable {
                 return;
             }
         }
-        PublicKey relay;
-        if (settings.relayPubkey().isPresent()) {
-            relay = settings.relayPubkey().get();
-        } else {
-            switch (RelayInformation.pubkey(http, settings.relay().url(), settings.relay().connectTimeout())) {
-                case RelayInformation.Answer.Pubkey found -> relay = found.pubkey();
-                case RelayInformation.Answer.Missing missing -> {
-                    directory.unsynced(missing.why());
-                    reconnectLater(missing.why());
-                    return;
-                }
-            }
+        RelayInformation.Answer answer = RelayInformation.fetch(http, settings.relay().url(),
+                settings.relay().connectTimeout());
+        Optional<RelayInformation> information = answer instanceof RelayInformation.Answer.Read read
+                ? Optional.of(read.information()) : Optional.empty();
+        Optional<SigningKey> key = signingKey(answer, information);
+        if (key.isEmpty()) {
+            return;
         }
-        directory.relayPubkey(relay);
-        Connection connection = new Connection(relay);
+        int pageSize = information.flatMap(i -> i.limitation().maxLimit().isPresent()
+                        ? Optional.of(i.limitation().maxLimit().getAsInt()) : Optional.empty())
+                .map(max -> Math.max(1, Math.min(max, Nip29Settings.MAX_PAGE_SIZE)))
+                .orElse(settings.pageSize());
+        directory.relayPubkey(key.get().pubkey());
+        Connection connection = new Connection(key.get(), pageSize);
         synchronized (lock) {
             if (closed) {
                 return;
@@ -182,6 +202,48 @@ public final class GroupFeed implements AutoCloseable {
                         connection.attach(socket);
                     }
                 });
+    }
+
+    /**
+     * The key group state must be signed with, and whether the relay itself confirms it (its NIP-11 {@code self});
+     * empty, with the directory unavailable and a reconnect scheduled, when there is none to follow.
+     */
+    private Optional<SigningKey> signingKey(RelayInformation.Answer answer, Optional<RelayInformation> information) {
+        Optional<PublicKey> self = information.flatMap(RelayInformation::self);
+        if (settings.relayPubkey().isPresent()) {
+            PublicKey configured = settings.relayPubkey().get();
+            if (self.isPresent() && !self.get().equals(configured)) {
+                LOG.warn("BUZZ_RELAY_PUBKEY {} is not the key the relay's NIP-11 document names as its own (self {});"
+                        + " following {} as configured", configured, self.get(), configured);
+            }
+            return Optional.of(new SigningKey(configured, "BUZZ_RELAY_PUBKEY",
+                    self.map(configured::equals).orElse(false)));
+        }
+        String why;
+        if (answer instanceof RelayInformation.Answer.Unreadable unreadable) {
+            why = unreadable.why() + "; the relay's own key (NIP-11 self) is needed to check its group state, or set"
+                    + " BUZZ_RELAY_PUBKEY";
+        } else if (self.isEmpty()) {
+            why = "the relay's NIP-11 document at " + RelayInformation.documentUrl(settings.relay().url())
+                    + " has no \"self\" (64 lowercase hex), the key a NIP-29 relay signs group state with; set"
+                    + " BUZZ_RELAY_PUBKEY to that key" + information.flatMap(RelayInformation::pubkey)
+                    .map(pubkey -> " (its \"pubkey\" " + pubkey + " is the operator's contact key, not necessarily"
+                            + " that key)").orElse("");
+        } else {
+            return Optional.of(new SigningKey(self.get(), "the relay's NIP-11 self", true));
+        }
+        directory.unsynced(why);
+        reconnectLater(why);
+        return Optional.empty();
+    }
+
+    /**
+     * The key whose group state the feed follows.
+     *
+     * @param source    where it comes from, for log lines
+     * @param confirmed whether the relay's NIP-11 {@code self} names it (then an empty backlog means no groups)
+     */
+    private record SigningKey(PublicKey pubkey, String source, boolean confirmed) {
     }
 
     private void reconnectLater(String why) {
@@ -262,22 +324,35 @@ public final class GroupFeed implements AutoCloseable {
         };
     }
 
-    /** One connection: its socket, the backlog up to EOSE, NIP-42 state and keepalive. */
+    /**
+     * One connection: its socket, the live subscription, the backlog read page by page, NIP-42 state and keepalive.
+     * Relay messages arrive one at a time (the listener asks for the next only after handling one); the fields
+     * below are also touched by the keepalive timer and {@link #lost}, hence the locking.
+     */
     private final class Connection implements WebSocket.Listener {
-        private final PublicKey relay;
+        private final SigningKey key;
+        private final int pageSize;
         private final StringBuilder partial = new StringBuilder();
-        private final List<NostrEvent> backlog = new ArrayList<>();
         private final AtomicBoolean ended = new AtomicBoolean();
         private WebSocket socket;
-        private boolean caughtUp;
+        // The sync of the backlog (reset when it starts again after AUTH).
+        private GroupBacklog backlog;
+        private boolean liveCaughtUp;
+        private boolean synced;
+        private boolean awaitingSignedState;
+        private boolean probing;
+        private final Set<PublicKey> otherSigners = new LinkedHashSet<>();
+        // NIP-42
         private String challenge;
         private boolean authWanted;
         private String authEventId;
+        private boolean authenticated;
         private long pingSentNanos;
         private ScheduledFuture<?> keepalive;
 
-        Connection(PublicKey relay) {
-            this.relay = relay;
+        Connection(SigningKey key, int pageSize) {
+            this.key = key;
+            this.pageSize = pageSize;
         }
 
         synchronized void attach(WebSocket webSocket) {
@@ -289,7 +364,7 @@ public final class GroupFeed implements AutoCloseable {
         @Override
         public void onOpen(WebSocket webSocket) {
             attach(webSocket);
-            subscribe();
+            startSync();
             long interval = settings.pingInterval().toNanos();
             try {
                 keepalive = timer.scheduleAtFixedRate(this::ping, interval, interval, TimeUnit.NANOSECONDS);
@@ -300,10 +375,27 @@ public final class GroupFeed implements AutoCloseable {
             webSocket.request(1);
         }
 
-        private void subscribe() {
-            String filters = "{\"kinds\":[39000,39001,39002],\"authors\":[\"" + relay.hex() + "\"]},"
-                    + "{\"kinds\":[9001,9008]}";
-            send("[\"REQ\",\"" + SUBSCRIPTION + "\"," + filters + "]");
+        /** Opens the live subscription, then reads the backlog from its first page. */
+        private void startSync() {
+            synchronized (this) {
+                backlog = new GroupBacklog(key.pubkey());
+                liveCaughtUp = false;
+                synced = false;
+                awaitingSignedState = false;
+                probing = false;
+            }
+            send("[\"REQ\",\"" + SUBSCRIPTION + "\",{" + GroupBacklog.stateFilter(key.pubkey()) + ",\"limit\":1},{"
+                    + GroupBacklog.MODERATION_FILTER + ",\"limit\":1}]");
+            requestPage();
+        }
+
+        /** Asks for the current filter's next page: {@code limit}, and {@code until} after the first page. */
+        private void requestPage() {
+            String request;
+            synchronized (this) {
+                request = backlog.nextRequest(pageSize);
+            }
+            send(request);
         }
 
         private synchronized void send(String text) {
@@ -339,67 +431,92 @@ public final class GroupFeed implements AutoCloseable {
                 LOG.debug("ignoring a relay message that is not a JSON array with a type");
                 return;
             }
+            String subscription = message.size() >= 2 && message.get(1) instanceof String s ? s : "";
             switch (type) {
                 case "EVENT" -> {
-                    if (message.size() == 3 && SUBSCRIPTION.equals(message.get(1))) {
-                        event(message.get(2));
+                    if (message.size() == 3) {
+                        event(subscription, message.get(2));
                     }
                 }
-                case "EOSE" -> {
-                    if (message.size() >= 2 && SUBSCRIPTION.equals(message.get(1))) {
-                        caughtUp();
-                    }
-                }
+                case "EOSE" -> endOfStored(subscription);
                 case "CLOSED" -> {
-                    if (message.size() >= 2 && SUBSCRIPTION.equals(message.get(1))) {
-                        String why = message.size() > 2 && message.get(2) instanceof String s ? s : "";
-                        closedByRelay(why);
+                    if (open(subscription)) {
+                        closedByRelay(subscription, message.size() > 2 && message.get(2) instanceof String s ? s : "");
                     }
                 }
                 case "AUTH" -> {
-                    if (message.size() >= 2 && message.get(1) instanceof String value1) {
-                        challenged(value1);
+                    if (!subscription.isEmpty()) {
+                        challenged(subscription);
                     }
                 }
                 case "OK" -> {
-                    if (message.size() >= 3 && message.get(1) instanceof String id && id.equals(authEventId)
+                    if (message.size() >= 3 && subscription.equals(authEventId)
                             && message.get(2) instanceof Boolean accepted) {
                         authAnswered(accepted, message.size() > 3 && message.get(3) instanceof String s ? s : "");
                     }
                 }
-                case "NOTICE" -> LOG.info("relay notice on the NIP-29 feed: {}", message.size() > 1 ? message.get(1) : "");
+                case "NOTICE" -> LOG.info("relay notice on the NIP-29 feed: {}", subscription);
                 default -> {
                     // other message types do not concern the feed
                 }
             }
         }
 
-        private void event(Object json) {
+        /** Whether {@code subscription} is one of ours still open: the live one, the current page, the probe. */
+        private synchronized boolean open(String subscription) {
+            return subscription.equals(SUBSCRIPTION) || backlog.isCurrentPage(subscription)
+                    || (probing && subscription.equals(PROBE_SUBSCRIPTION));
+        }
+
+        private void event(String subscription, Object json) {
+            boolean page;
+            synchronized (this) {
+                page = backlog.isCurrentPage(subscription);
+            }
+            boolean probe = subscription.equals(PROBE_SUBSCRIPTION);
+            if (!page && !probe && !subscription.equals(SUBSCRIPTION)) {
+                return;
+            }
+            // A page is counted whole, events it cannot use included: a short count means the end of the backlog.
             if (!(NostrEventJson.fromJson(json) instanceof NostrEventJson.Decoded.Event decoded)) {
+                if (page) {
+                    synchronized (this) {
+                        backlog.countedUnreadable();
+                    }
+                }
                 LOG.warn("ignoring a malformed event on the NIP-29 feed");
                 return;
             }
             NostrEvent event = decoded.event();
+            boolean live;
+            synchronized (this) {
+                live = !page && liveCaughtUp;
+                if (page) {
+                    backlog.counted(event);
+                }
+            }
             if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
                 LOG.warn("ignoring event {} on the NIP-29 feed: {}", event.id(), invalid.reason());
                 return;
             }
-            switch (event.kind()) {
-                case GroupDirectory.METADATA, GroupDirectory.ADMINS, GroupDirectory.MEMBERS -> {
-                    if (!directory.acceptState(event) && !event.pubkey().equals(relay)) {
-                        LOG.warn("ignoring group state event {} not signed by the relay's key {}", event.id(), relay);
-                    }
+            if (probe) {
+                synchronized (this) {
+                    otherSigners.add(event.pubkey());
                 }
+                return;
+            }
+            switch (event.kind()) {
+                case GroupDirectory.METADATA, GroupDirectory.ADMINS, GroupDirectory.MEMBERS -> state(event, live);
                 case GroupDirectory.REMOVE_USER, GroupDirectory.DELETE_GROUP -> {
-                    boolean live;
+                    boolean hold;
                     synchronized (this) {
-                        live = caughtUp;
-                        if (!live) {
-                            backlog.add(event);
+                        hold = !synced;
+                        if (hold) {
+                            backlog.hold(event, live);
                         }
                     }
-                    if (live) {
-                        moderate(event, true);
+                    if (!hold) {
+                        moderate(event, live);
                     }
                 }
                 default -> {
@@ -408,18 +525,87 @@ public final class GroupFeed implements AutoCloseable {
             }
         }
 
-        private void caughtUp() {
-            List<NostrEvent> held;
+        private void state(NostrEvent event, boolean live) {
+            boolean byRelay = event.pubkey().equals(key.pubkey());
+            if (!directory.acceptState(event) && !byRelay) {
+                LOG.warn("ignoring group state event {} not signed by the relay's key {}", event.id(), key.pubkey());
+            }
+            if (!byRelay) {
+                return;
+            }
+            boolean confirmedNow;
             synchronized (this) {
-                if (caughtUp) {
+                backlog.signedByTheRelay(event);
+                confirmedNow = live && awaitingSignedState;
+                if (confirmedNow) {
+                    awaitingSignedState = false;
+                }
+            }
+            if (confirmedNow && isCurrent()) {
+                directory.synced();
+                LOG.info("NIP-29 group feed from {} is in sync: the first group state signed by {} ({}) arrived",
+                        settings.relay().url(), key.pubkey(), key.source());
+            }
+        }
+
+        private void endOfStored(String subscription) {
+            if (subscription.equals(SUBSCRIPTION)) {
+                synchronized (this) {
+                    liveCaughtUp = true;
+                }
+                return;
+            }
+            if (subscription.equals(PROBE_SUBSCRIPTION)) {
+                if (open(subscription)) {
+                    send("[\"CLOSE\",\"" + PROBE_SUBSCRIPTION + "\"]");
+                    unconfirmed();
+                }
+                return;
+            }
+            GroupBacklog.PageEnd end;
+            synchronized (this) {
+                if (!backlog.isCurrentPage(subscription)) {
                     return;
                 }
-                caughtUp = true;
-                held = new ArrayList<>(backlog);
-                backlog.clear();
+                end = backlog.pageEnded(pageSize);
             }
-            held.sort(Comparator.comparingLong(NostrEvent::createdAt).thenComparing(e -> e.id().hex()));
-            held.forEach(event -> moderate(event, false));
+            send("[\"CLOSE\",\"" + subscription + "\"]");
+            switch (end) {
+                case MORE -> requestPage();
+                case STUCK -> {
+                    String why;
+                    synchronized (this) {
+                        why = backlog.stuckReason(pageSize);
+                    }
+                    abort(why);
+                }
+                case DONE -> backlogRead();
+            }
+        }
+
+        /** Every page is read: carry out the held moderation, then decide whether the state can be trusted. */
+        private void backlogRead() {
+            List<NostrEvent> stored;
+            List<NostrEvent> live;
+            int signedState;
+            int pages;
+            synchronized (this) {
+                stored = backlog.heldStored();
+                live = backlog.heldLive();
+                signedState = backlog.signedState();
+                pages = backlog.pagesRead();
+                synced = true;
+            }
+            stored.forEach(event -> moderate(event, false));
+            live.forEach(event -> moderate(event, true));
+            if (signedState == 0 && !key.confirmed()) {
+                synchronized (this) {
+                    probing = true;
+                }
+                send("[\"REQ\",\"" + PROBE_SUBSCRIPTION + "\",{\"kinds\":[" + GroupDirectory.METADATA
+                        + "],\"limit\":" + PROBE_LIMIT + "}]");
+                return;
+            }
             synchronized (lock) {
                 if (current != this) {
                     return;
@@ -427,22 +613,61 @@ public final class GroupFeed implements AutoCloseable {
                 failedAttempts = 0;
             }
             directory.synced();
-            LOG.info("NIP-29 group feed from {} is in sync", settings.relay().url());
+            LOG.info("NIP-29 group feed from {} is in sync: {} groups from {} state events signed by {} ({}), {}"
+                            + " backlog pages of up to {} events", settings.relay().url(), directory.groupCount(),
+                    signedState, key.pubkey(), key.source(), pages, pageSize);
         }
 
-        private void closedByRelay(String why) {
+        /** The backlog had no group state signed by an unconfirmed key: most likely the wrong key. */
+        private void unconfirmed() {
+            List<PublicKey> others;
+            synchronized (this) {
+                probing = false;
+                others = otherSigners.stream().filter(k -> !k.equals(key.pubkey())).toList();
+                awaitingSignedState = true;
+            }
+            String why = "the relay has no group state signed by " + key.pubkey() + " (" + key.source() + "), and"
+                    + " its NIP-11 document does not name that key as its own (self); "
+                    + (others.isEmpty() ? "no group state is signed by any other key either"
+                    : "group state on the relay is signed by " + others.stream().map(PublicKey::hex).toList())
+                    + ". Answering unavailable until group state signed by " + key.pubkey() + " arrives";
+            if (isCurrent()) {
+                directory.unsynced(why);
+                LOG.warn("NIP-29 group feed from {}: {}", settings.relay().url(), why);
+            }
+        }
+
+        private boolean isCurrent() {
+            synchronized (lock) {
+                return current == this;
+            }
+        }
+
+        private void closedByRelay(String subscription, String why) {
+            if (subscription.equals(PROBE_SUBSCRIPTION) && !why.startsWith("auth-required:")) {
+                unconfirmed(); // the probe only explains; its refusal is no reason to drop the feed
+                return;
+            }
             if (why.startsWith("auth-required:") && authSigner.isPresent()) {
                 String pendingChallenge;
                 synchronized (this) {
-                    authWanted = true;
-                    pendingChallenge = challenge;
+                    if (authEventId != null && !authenticated) {
+                        return; // AUTH already sent; its OK restarts the sync
+                    }
+                    if (!authenticated) {
+                        authWanted = true;
+                    }
+                    pendingChallenge = authenticated ? null : challenge;
                 }
-                if (pendingChallenge != null) {
+                if (authenticated) {
+                    lost("the relay still wants NIP-42 AUTH after accepting the sidecar's: " + why);
+                } else if (pendingChallenge != null) {
                     authenticate(pendingChallenge);
                 }
                 return;
             }
-            lost("the relay closed the group subscription: " + (why.isEmpty() ? "(no reason)" : why));
+            lost("the relay closed the group subscription " + subscription + ": "
+                    + (why.isEmpty() ? "(no reason)" : why));
         }
 
         private void challenged(String value) {
@@ -457,7 +682,7 @@ public final class GroupFeed implements AutoCloseable {
         }
 
         private void authenticate(String value) {
-            NostrEvent auth = authSigner.orElseThrow().signAuth(settings.relay().url().toString(), value,
+            NostrEvent auth = authSigner.orElseThrow().signAuth(settings.relay().authUrl().toString(), value,
                     clock.now().getEpochSecond());
             synchronized (this) {
                 authWanted = false;
@@ -469,10 +694,9 @@ public final class GroupFeed implements AutoCloseable {
         private void authAnswered(boolean accepted, String message) {
             if (accepted) {
                 synchronized (this) {
-                    caughtUp = false;
-                    backlog.clear();
+                    authenticated = true;
                 }
-                subscribe();
+                startSync(); // the same live subscription id again replaces it (NIP-01)
             } else {
                 lost("the relay refused the sidecar's NIP-42 AUTH: " + message);
             }

@@ -2,7 +2,9 @@ package buzz.scheduled.adapters.relay.nip29;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import buzz.scheduled.adapters.relay.AuthEventSigner;
 import buzz.scheduled.adapters.relay.RelaySettings;
+import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.out.AccessPolicy;
@@ -12,6 +14,7 @@ import buzz.scheduled.application.port.out.ChannelAdministration.MemberRemoved;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.RefusalCode;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -49,9 +52,18 @@ class GroupFeedTest {
     }
 
     private AccessPolicy follow(Optional<PublicKey> configuredRelayKey) {
+        return follow(configuredRelayKey, Nip29Settings.DEFAULT_PAGE_SIZE);
+    }
+
+    private AccessPolicy follow(Optional<PublicKey> configuredRelayKey, int pageSize) {
+        return follow(configuredRelayKey, pageSize, Optional.empty());
+    }
+
+    private AccessPolicy follow(Optional<PublicKey> configuredRelayKey, int pageSize,
+                                Optional<AuthEventSigner> authSigner) {
         RelaySettings settings = new RelaySettings(relay.url(), Duration.ofSeconds(2), Duration.ofMillis(50),
                 Duration.ofMillis(500));
-        feed = new GroupFeed(new Nip29Settings(settings, configuredRelayKey, Duration.ofMillis(500)),
+        feed = new GroupFeed(new Nip29Settings(settings, configuredRelayKey, Duration.ofMillis(500), pageSize),
                 new Bip340EventSignatures(),
                 channel -> {
                     if (deletionFailuresLeft.getAndDecrement() > 0) {
@@ -64,7 +76,7 @@ class GroupFeedTest {
                     carriedOut.add("removed " + member.hex().substring(0, 4) + " from " + channel.value());
                     return new MemberRemoved(0, 0);
                 },
-                Optional.empty(), Instant::now);
+                authSigner, Instant::now);
         feed.start();
         return new Nip29AccessPolicy(feed);
     }
@@ -199,13 +211,129 @@ class GroupFeedTest {
     }
 
     @Test
-    void stateSignedByAnotherKeyThanTheConfiguredRelayKey_isIgnored() {
+    void configuredKeyThatSignedNothing_isUnavailableNamingTheKeyThatDid_notChannelNotFoundForEveryone() {
         relay.createGroup("g", false);
         SecretKey notTheRelay = new SecretKey("99".repeat(32));
 
         AccessPolicy policy = follow(Optional.of(notTheRelay.publicKey()));
+        AccessDecision decision = await(() -> decisionOf(policy, ALICE, "g"),
+                d -> d instanceof AccessDecision.Unavailable u && u.message().contains("no group state signed by"),
+                "the feed to report the unconfirmed key");
+
+        assertThat(((AccessDecision.Unavailable) decision).message())
+                .contains("the relay has no group state signed by " + notTheRelay.publicKey().hex())
+                .contains("group state on the relay is signed by [" + relay.relayPubkey().hex() + "]");
+        assertThat(feed.inSync()).isFalse();
+    }
+
+    @Test
+    void configuredKeyTheRelayDoesNotConfirm_emptyBacklog_isUnavailableUntilItsFirstGroupStateArrives() {
+        relay.close();
+        relay = Nip29TestRelay.start(mode -> mode.env("TEST_RELAY_NIP29_SELF", "off"));
+
+        AccessPolicy policy = follow(Optional.of(relay.relayPubkey()));
+        await(() -> decisionOf(policy, ALICE, "g"),
+                d -> d instanceof AccessDecision.Unavailable u && u.message().contains("no group state signed by"),
+                "the feed to wait for a positive signal");
+        relay.createGroup("g", true);
+        relay.addMember("g", ALICE);
+
+        await(() -> decisionOf(policy, ALICE, "g"), d -> d instanceof AccessDecision.Allowed, "alice allowed");
+        assertThat(feed.inSync()).isTrue();
+    }
+
+    @Test
+    void relayKeyFromNip11Self_noGroupsYet_isInSyncAndAnswersChannelNotFound() {
+        AccessPolicy policy = follow(Optional.empty());
+        await(feed::inSync, Boolean::booleanValue, "the feed to sync on the relay's own word (self)");
+
+        assertThat(denied(decisionOf(policy, ALICE, "nowhere"), RefusalCode.CHANNEL_NOT_FOUND)).isTrue();
+    }
+
+    @Test
+    void nip11WithoutSelfAndNoConfiguredKey_isUnavailableSayingToSetTheKey() {
+        relay.close();
+        PublicKey contact = new SecretKey("cc".repeat(32)).publicKey();
+        relay = Nip29TestRelay.start(mode -> mode.env("TEST_RELAY_NIP29_SELF", "off")
+                .env("TEST_RELAY_NIP29_CONTACT_PUBKEY", contact.hex()));
+        relay.createGroup("g", false);
+
+        AccessPolicy policy = follow(Optional.empty());
+        AccessDecision decision = await(() -> decisionOf(policy, ALICE, "g"),
+                d -> d instanceof AccessDecision.Unavailable u && u.message().contains("self"),
+                "the feed to say what is missing");
+
+        assertThat(((AccessDecision.Unavailable) decision).message())
+                .contains("has no \"self\"")
+                .contains("set BUZZ_RELAY_PUBKEY")
+                .contains("its \"pubkey\" " + contact.hex() + " is the operator's contact key");
+        assertThat(feed.inSync()).isFalse();
+    }
+
+    @Test
+    void backlog_600GroupsBehindASilent500ResultCapAndSelfNotPubkey_isPagedToTheEndBeforeInSync() {
+        relay.close();
+        PublicKey contact = new SecretKey("cc".repeat(32)).publicKey();
+        relay = Nip29TestRelay.start(mode -> mode.env("TEST_RELAY_MAX_RESULTS", "500")
+                .env("TEST_RELAY_NIP29_CONTACT_PUBKEY", contact.hex())
+                .env("TEST_RELAY_NIP29_GROUP_COUNT", "600")
+                .env("TEST_RELAY_NIP29_GROUP_MEMBERS", ALICE.hex()));
+        assertThat(relay.relay().events("{\"kinds\":[39000]}")).as("the relay caps a filter at 500").hasSize(500);
+
+        AccessPolicy policy = follow(Optional.empty());
         await(feed::inSync, Boolean::booleanValue, "the feed to sync");
 
-        assertThat(denied(decisionOf(policy, ALICE, "g"), RefusalCode.CHANNEL_NOT_FOUND)).isTrue();
+        assertThat(feed.directory().groupCount()).as("every group known when in sync is first reported")
+                .isEqualTo(600);
+        for (int i = 1; i <= 600; i++) {
+            String group = "g%04d".formatted(i);
+            assertThat(decisionOf(policy, ALICE, group)).as(group).isEqualTo(new AccessDecision.Allowed());
+        }
+        assertThat(denied(decisionOf(policy, BOB, "g0001"), RefusalCode.NOT_IN_CHANNEL)).isTrue();
+        assertThat(denied(decisionOf(policy, BOB, "g0600"), RefusalCode.NOT_IN_CHANNEL)).isTrue();
+    }
+
+    @Test
+    void backlog_maxLimitInNip11_isPagedAtThatSize() {
+        relay.close();
+        relay = Nip29TestRelay.start(mode -> mode.env("TEST_RELAY_MAX_RESULTS", "50")
+                .plugin("plugins/limitation.js").env("TEST_RELAY_LIMITATION", "{\"max_limit\":50}")
+                .env("TEST_RELAY_NIP29_GROUP_COUNT", "60")
+                .env("TEST_RELAY_NIP29_GROUP_MEMBERS", ALICE.hex()));
+
+        AccessPolicy policy = follow(Optional.empty(), 1_000); // larger than the relay returns: max_limit must win
+        await(feed::inSync, Boolean::booleanValue, "the feed to sync");
+
+        assertThat(feed.directory().groupCount()).isEqualTo(60);
+        assertThat(decisionOf(policy, ALICE, "g0001")).isEqualTo(new AccessDecision.Allowed());
+    }
+
+    @Test
+    void backlog_moreEventsInOneSecondThanAPage_isNeverReportedInSync() {
+        relay.createGroup("g", true); // 39000, 39001 and 39002 signed in the same second
+
+        AccessPolicy policy = follow(Optional.of(relay.relayPubkey()), 2);
+        AccessDecision decision = await(() -> decisionOf(policy, ALICE, "g"),
+                d -> d instanceof AccessDecision.Unavailable u && u.message().contains("cannot tell whether it reached the rest"),
+                "the feed to give up on the truncated backlog");
+
+        assertThat(((AccessDecision.Unavailable) decision).message()).contains("at least 2 events share created_at");
+        assertThat(feed.inSync()).isFalse();
+    }
+
+    @Test
+    void backlog_relayThatServesOnlyAuthenticatedReads_isPagedAfterNip42Auth() {
+        relay.close();
+        relay = Nip29TestRelay.start(mode -> mode.auth(true).plugin("plugins/auth-reads.js")
+                .env("TEST_RELAY_NIP29_GROUP_COUNT", "5")
+                .env("TEST_RELAY_NIP29_GROUP_MEMBERS", ALICE.hex()));
+        AuthEventSigner sidecar = AuthEventSigner.with(
+                new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom()));
+
+        AccessPolicy policy = follow(Optional.empty(), 4, Optional.of(sidecar)); // 3 state events a second: pages of 4
+        await(feed::inSync, Boolean::booleanValue, "the feed to sync after AUTH");
+
+        assertThat(feed.directory().groupCount()).isEqualTo(5);
+        assertThat(decisionOf(policy, ALICE, "g0005")).isEqualTo(new AccessDecision.Allowed());
     }
 }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The real test relay with the NIP-29 plugin ({@code plugins/nip29-groups.js}): it keeps groups and publishes
@@ -42,13 +43,21 @@ public final class Nip29TestRelay implements AutoCloseable {
 
     /** Starts the relay with the NIP-29 plugin on a free port. */
     public static Nip29TestRelay start() {
-        return new Nip29TestRelay(TestRelay.builder()
+        return start(mode -> mode);
+    }
+
+    /**
+     * Starts the relay with the NIP-29 plugin and a mode, e.g. {@code mode -> mode.env("TEST_RELAY_MAX_RESULTS",
+     * "500").env("TEST_RELAY_NIP29_GROUP_COUNT", "600")} (see {@code relay.js} and {@code plugins/nip29-groups.js}).
+     */
+    public static Nip29TestRelay start(UnaryOperator<TestRelay.Builder> mode) {
+        return new Nip29TestRelay(mode.apply(TestRelay.builder()
                 .plugin("plugins/nip29-groups.js")
-                .env("TEST_RELAY_NIP29_SECRET", RELAY_KEY.hex())
+                .env("TEST_RELAY_NIP29_SECRET", RELAY_KEY.hex()))
                 .start());
     }
 
-    /** The relay's pubkey (what its NIP-11 document says). */
+    /** The relay's own pubkey: it signs the group state, and its NIP-11 document names it {@code self}. */
     public PublicKey relayPubkey() {
         return RELAY_KEY.publicKey();
     }

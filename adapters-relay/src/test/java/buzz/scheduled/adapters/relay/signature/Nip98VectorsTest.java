@@ -7,10 +7,16 @@ import buzz.scheduled.application.port.in.AuthenticationResult.Authenticated;
 import buzz.scheduled.application.port.in.AuthenticationResult.Refused;
 import buzz.scheduled.application.port.in.AuthenticationResult;
 import buzz.scheduled.application.service.AuthenticateRequestService;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.PublicKey;
+import buzz.scheduled.domain.nostr.UnsignedEvent;
 import buzz.scheduled.domain.nostr.VectorLine;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Instant;
+import java.util.Base64;
+import java.util.Locale;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -107,6 +113,69 @@ class Nip98VectorsTest {
         assertThat(result).isEqualTo(hasPayload
                 ? new Refused("Authorization payload tag does not match the SHA-256 of the request body")
                 : new Authenticated(pubkeyOf(line)));
+    }
+
+    /** The case's event as a header, with {@code tags} in place of its own and signed afresh with its key. */
+    @SuppressWarnings("unchecked")
+    private static String resigned(VectorLine line, java.util.function.UnaryOperator<List<List<String>>> tags) {
+        Map<String, Object> event = (Map<String, Object>) line.value("event");
+        UnsignedEvent unsigned = new UnsignedEvent(pubkeyOf(line), (Long) event.get("created_at"),
+                ((Long) event.get("kind")).intValue(), tags.apply((List<List<String>>) event.get("tags")),
+                (String) event.get("content"));
+        NostrEvent signed = new Bip340Signer(new SecretKey(line.string("secret_key")), new SecureRandom()).sign(unsigned);
+        return "Nostr " + Base64.getEncoder().encodeToString(NostrEventJson.write(signed).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static AuthenticateRequestCommand withHeader(AuthenticateRequestCommand command, String authorization) {
+        return new AuthenticateRequestCommand(command.method(), command.url(), command.body(), authorization);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("validCases")
+    void authenticate_validCaseSignedAgainInTheSameSecond_isAcceptedTwiceAndEachHeaderOnce(VectorLine line) {
+        AuthenticateRequestService service = serviceAt((Long) line.value("now"));
+        String again = resigned(line, tags -> tags);
+
+        AuthenticationResult original = service.authenticate(command(line));
+        AuthenticationResult fresh = service.authenticate(withHeader(command(line), again));
+        AuthenticationResult repeated = service.authenticate(withHeader(command(line), again));
+
+        assertThat(again).as("a fresh BIP-340 signature of the same id").isNotEqualTo(line.string("authorization"));
+        assertThat(original).isEqualTo(new Authenticated(pubkeyOf(line)));
+        assertThat(fresh).isEqualTo(new Authenticated(pubkeyOf(line)));
+        assertThat(repeated).isInstanceOf(Refused.class);
+        assertThat(((Refused) repeated).message()).endsWith("with this signature was already used (replay)");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("validCases")
+    void authenticate_validCaseWithLowercaseMethodAndUppercaseHex_isAccepted(VectorLine line) {
+        String header = resigned(line, tags -> tags.stream()
+                .map(tag -> switch (tag.get(0)) {
+                    case "method" -> List.of("method", tag.get(1).toLowerCase(Locale.ROOT));
+                    case "payload" -> List.of("payload", tag.get(1).toUpperCase(Locale.ROOT));
+                    default -> tag;
+                })
+                .toList());
+
+        AuthenticationResult result = serviceAt((Long) line.value("now")).authenticate(withHeader(command(line), header));
+
+        assertThat(result).isEqualTo(new Authenticated(pubkeyOf(line)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("validCases")
+    void authenticate_validCaseAgainstAnUppercaseBaseWithTheDefaultPort_isAccepted(VectorLine line) {
+        AuthenticateRequestCommand original = command(line);
+        java.net.URI url = java.net.URI.create(original.url());
+        String configured = url.getScheme().toUpperCase(Locale.ROOT) + "://" + url.getHost().toUpperCase(Locale.ROOT)
+                + ":" + (url.getPort() < 0 ? ("https".equals(url.getScheme()) ? 443 : 80) : url.getPort())
+                + url.getRawPath() + (url.getRawQuery() == null ? "" : "?" + url.getRawQuery());
+
+        AuthenticationResult result = serviceAt((Long) line.value("now")).authenticate(new AuthenticateRequestCommand(
+                original.method(), configured, original.body(), original.authorization()));
+
+        assertThat(result).isEqualTo(new Authenticated(pubkeyOf(line)));
     }
 
     @ParameterizedTest(name = "{0}")

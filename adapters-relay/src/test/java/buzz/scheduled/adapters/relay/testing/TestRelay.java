@@ -364,9 +364,16 @@ public final class TestRelay implements AutoCloseable {
 
     /** Runs {@code npm ci} in the relay directory when its packages are not installed yet. */
     static void installPackages(Path directory) {
+        installPackages(directory, "@nostr-relay/core", "ws");
+    }
+
+    /**
+     * Runs {@code npm ci} (the committed lockfile) in {@code directory} once per JVM when one of {@code modules}
+     * is missing from its {@code node_modules}; for every Node program the tests run (the relay, client harnesses).
+     */
+    public static void installPackages(Path directory, String... modules) {
         synchronized (NPM_LOCK) {
-            if (Files.isDirectory(directory.resolve("node_modules/@nostr-relay/core"))
-                    && Files.isDirectory(directory.resolve("node_modules/ws"))) {
+            if (java.util.Arrays.stream(modules).allMatch(m -> Files.isDirectory(directory.resolve("node_modules/" + m)))) {
                 return;
             }
             ProcessBuilder builder = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
@@ -388,12 +395,12 @@ public final class TestRelay implements AutoCloseable {
                 }
                 if (npm.exitValue() != 0) {
                     throw new IllegalStateException("npm ci in " + directory + " failed with exit code "
-                            + npm.exitValue() + "; the test relay cannot run without its packages.\n"
+                            + npm.exitValue() + "; the Node program cannot run without its packages.\n"
                             + output.join());
                 }
             } catch (IOException e) {
                 throw new IllegalStateException("cannot run npm (Node 20+ with npm must be on the PATH) to install "
-                        + "the test relay's packages in " + directory + ": " + e.getMessage(), e);
+                        + "the packages in " + directory + ": " + e.getMessage(), e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while running npm ci in " + directory, e);

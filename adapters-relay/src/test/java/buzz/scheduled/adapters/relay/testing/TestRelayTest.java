@@ -50,7 +50,7 @@ class TestRelayTest {
         assertThatThrownBy(() -> TestRelay.installPackages(directory))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("npm ci in " + directory + " failed with exit code")
-                .hasMessageContaining("the test relay cannot run without its packages");
+                .hasMessageContaining("the Node program cannot run without its packages");
     }
 
     @Test

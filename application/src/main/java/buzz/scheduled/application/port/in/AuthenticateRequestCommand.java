@@ -8,7 +8,8 @@ import java.util.Objects;
  *
  * @param method        the HTTP method as received, e.g. {@code POST}
  * @param url           the absolute request URL as the server sees it: {@code PUBLIC_BASE_URL} + path + query
- *                      (exactly what the client must have signed in the {@code u} tag)
+ *                      (what the client must have signed in the {@code u} tag, up to RFC 3986 §6.2.2
+ *                      normalisation)
  * @param body          the raw request body bytes, empty when there is none (copied)
  * @param authorization the {@code Authorization} header value, {@code null} when the header is absent
  * @throws IllegalArgumentException when method or url is blank or body is null

@@ -2,8 +2,9 @@ package buzz.scheduled.application.port.in;
 
 /**
  * Authenticates an HTTP request by its NIP-98 {@code Authorization: Nostr <base64 event>} header: a signed
- * kind-27235 event naming the exact URL and method (and the body's SHA-256 when it carries a {@code payload}
- * tag), created within 60 seconds of the server clock, and not used before.
+ * kind-27235 event naming the URL (compared after RFC 3986 §6.2.2 normalisation: scheme and host case, default
+ * port) and the method (any case), and the body's SHA-256 when it carries a {@code payload} tag (hex in any case),
+ * created within 60 seconds of the server clock, and whose signature was not used before.
  */
 public interface AuthenticateRequestUseCase {
 
