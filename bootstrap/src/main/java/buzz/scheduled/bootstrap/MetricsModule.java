@@ -5,7 +5,6 @@ import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
 import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.application.port.in.QueueStatsUseCase.Links;
-import buzz.scheduled.application.port.out.DeliveryNotes;
 import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.LinkStatus;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
@@ -22,7 +21,7 @@ import java.util.Optional;
 
 /**
  * Binds what the operator sees: the one Micrometer registry (JVM, process, build info), the delivery observer
- * (lateness histogram, outcome counters, the outcome log line, failure notes) and the connections' status (relay,
+ * (lateness histogram, outcome counters, the outcome log line) and the connections' status (relay,
  * LISTEN, NIP-29 feed). The queue gauges, the dispatcher's counters and HikariCP's tracker are added by
  * {@link Sidecar} once the parts exist.
  */
@@ -41,8 +40,8 @@ public final class MetricsModule extends AbstractModule {
 
     @Provides
     @Singleton
-    DeliveryObserver deliveryObserver(MeterRegistry registry, DeliveryNotes notes) {
-        return new DeliveryOutcomes(registry, notes);
+    DeliveryObserver deliveryObserver(MeterRegistry registry) {
+        return new DeliveryOutcomes(registry);
     }
 
     @Provides

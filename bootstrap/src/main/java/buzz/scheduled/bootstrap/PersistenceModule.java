@@ -2,13 +2,11 @@ package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.postgres.PostgresAdminMessageQueries;
 import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
-import buzz.scheduled.adapters.postgres.PostgresDeliveryNotes;
 import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
 import buzz.scheduled.adapters.postgres.PostgresQueueStatistics;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.application.port.out.AdminMessageQueries;
 import buzz.scheduled.application.port.out.ChannelAdministration;
-import buzz.scheduled.application.port.out.DeliveryNotes;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.QueueStatistics;
 import buzz.scheduled.application.port.out.ScheduleStore;
@@ -20,7 +18,7 @@ import javax.sql.DataSource;
 /**
  * Binds the storage ports to the PostgreSQL adapter over the shared pool: the schedule store (jOOQ), the
  * dispatcher's delivery store (plain JDBC), the channel administration (deletion, purges, retention pruning,
- * reservations), and the operator view's reads (queue statistics, message metadata) and delivery notes.
+ * reservations), and the operator view's reads (queue statistics, message metadata).
  */
 public final class PersistenceModule extends AbstractModule {
 
@@ -54,9 +52,4 @@ public final class PersistenceModule extends AbstractModule {
         return new PostgresAdminMessageQueries(dataSource);
     }
 
-    @Provides
-    @Singleton
-    DeliveryNotes deliveryNotes(DataSource dataSource) {
-        return new PostgresDeliveryNotes(dataSource);
-    }
 }

@@ -37,7 +37,8 @@ import javax.sql.DataSource;
  * claimed this time. One fencing token is drawn per claim statement: a token names a claim of a row, and no row is
  * claimed twice by one statement. Every decision on time is {@code now()} inside the statement.
  *
- * <p>{@link #finish} writes a whole set of outcomes as one statement over {@code unnest} of arrays; when that
+ * <p>{@link #finish} writes a whole set of outcomes as one statement over {@code unnest} of arrays (with the relay's
+ * words of a failure or retry in {@code last_error}, for the operator's view); when that
  * statement fails for a reason other than the connection, the set is split in halves and each tried again, down to
  * the one outcome whose write fails ({@link Written#FAILED_TO_WRITE}), so one bad row never fails its neighbours.
  */
@@ -67,8 +68,9 @@ public final class PostgresDeliveryStore implements DeliveryStore {
      */
     static final String FINISH = """
             WITH w AS (
-                SELECT * FROM unnest(?::uuid[], ?::bigint[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[], ?::text[])
-                    WITH ORDINALITY AS w(id, token, revision, outcome, delay_us, max_lateness_us, reason, ord)
+                SELECT * FROM unnest(?::uuid[], ?::bigint[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[], ?::text[],
+                                     ?::text[])
+                    WITH ORDINALITY AS w(id, token, revision, outcome, delay_us, max_lateness_us, reason, why, ord)
             ), u AS (
                 UPDATE scheduled_message m
                    SET state = CASE
@@ -95,6 +97,7 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                            WHEN w.outcome = 'retry' AND now() + w.delay_us * interval '1 microsecond'
                                 > m.due_at + w.max_lateness_us * interval '1 microsecond' THEN NULL
                            ELSE m.event_json END,
+                       last_error = CASE WHEN w.why IS NOT NULL THEN w.why ELSE m.last_error END,
                        fencing_token = NULL, lease_until = NULL, updated_at = now()
                   FROM w
                  WHERE m.id = w.id
@@ -146,6 +149,8 @@ public final class PostgresDeliveryStore implements DeliveryStore {
 
     private static final String NOW = "SELECT now()";
     private static final int DEADLOCK_RETRIES = 3;
+    /** Longest {@code last_error} kept, in characters. */
+    static final int LAST_ERROR_LENGTH = 500;
 
     private final DataSource dataSource;
 
@@ -234,6 +239,7 @@ public final class PostgresDeliveryStore implements DeliveryStore {
         Long[] delays = new Long[n];
         Long[] lateness = new Long[n];
         String[] reasons = new String[n];
+        String[] whys = new String[n];
         for (int i = 0; i < n; i++) {
             Finish finish = outcomes.get(i);
             ids[i] = finish.claim().id().value();
@@ -247,10 +253,12 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                     kinds[i] = "retry";
                     delays[i] = DatabaseClock.micros(retry.delay());
                     lateness[i] = DatabaseClock.micros(retry.maxLateness());
+                    whys[i] = lastError(retry.why());
                 }
                 case Finish.Fail fail -> {
                     kinds[i] = "fail";
                     reasons[i] = fail.reason().wireName();
+                    whys[i] = lastError(fail.why());
                 }
                 case Finish.Release release -> kinds[i] = "release";
             }
@@ -265,6 +273,7 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                 statement.setArray(5, connection.createArrayOf("bigint", delays));
                 statement.setArray(6, connection.createArrayOf("bigint", lateness));
                 statement.setArray(7, connection.createArrayOf("text", reasons));
+                statement.setArray(8, connection.createArrayOf("text", whys));
                 for (int i = 0; i < n; i++) {
                     answers[from + i] = new FinishResult(Written.LOST, Optional.empty());
                 }
@@ -289,6 +298,14 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                 }
             }
         }
+    }
+
+    /** The words kept in {@code last_error} for the operator (never event content): at most 500 characters. */
+    private static String lastError(String why) {
+        if (why.isEmpty()) {
+            return null;
+        }
+        return why.length() > LAST_ERROR_LENGTH ? why.substring(0, LAST_ERROR_LENGTH) : why;
     }
 
     @Override

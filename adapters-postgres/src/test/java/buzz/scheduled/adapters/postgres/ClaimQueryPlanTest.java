@@ -77,7 +77,7 @@ class ClaimQueryPlanTest {
     void finish_genericPlanWithAThousandOutcomes_looksEachRowUpByPrimaryKey() throws Exception {
         String plan = GenericPlan.explain(db.dataSource(), PostgresDeliveryStore.FINISH, String.join(", ",
                 manyIds, manyTokens, repeated("1", "integer"), repeated("publish", "text"), repeated("0", "bigint"),
-                repeated("0", "bigint"), repeated("NULL", "text")));
+                repeated("0", "bigint"), repeated("NULL", "text"), repeated("NULL", "text")));
 
         assertThat(plan).contains("Index Scan using scheduled_message_pk on scheduled_message m")
                 .doesNotContain("Seq Scan on scheduled_message");

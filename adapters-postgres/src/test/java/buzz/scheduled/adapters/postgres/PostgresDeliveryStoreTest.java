@@ -166,6 +166,28 @@ class PostgresDeliveryStoreTest extends DeliveryStoreContract {
     }
 
     @Test
+    void finish_retryAndFailure_keepTheRelaysWordsAsLastErrorForTheOperator_andAPublishKeepsThem() {
+        createDue(2);
+        List<ClaimedMessage> claimed = new ArrayList<>(delivery.claim(2, LEASE).messages());
+        ClaimedMessage retried = claimed.get(0);
+        ClaimedMessage failed = claimed.get(1);
+
+        delivery.finish(List.of(
+                new Finish.Retry(retried.claim(), retried.revision(), Duration.ZERO, Duration.ofHours(1),
+                        "rate-limited: slow down"),
+                new Finish.Fail(failed.claim(), failed.revision(), FailureReason.RELAY_REJECTED,
+                        "blocked: " + "x".repeat(600))));
+        ClaimedMessage again = delivery.claim(1, LEASE).messages().get(0);
+        delivery.finish(List.of(new Finish.Publish(again.claim(), again.revision())));
+
+        assertThat(db.queryColumn("SELECT last_error FROM scheduled_message WHERE id = ?", retried.claim().id().value()))
+                .containsExactly("rate-limited: slow down");
+        assertThat(db.queryColumn("SELECT last_error FROM scheduled_message WHERE id = ?", failed.claim().id().value())
+                .get(0)).startsWith("blocked: xxx").hasSize(PostgresDeliveryStore.LAST_ERROR_LENGTH);
+        assertThat(store.find(retried.claim().id()).orElseThrow().state().wireName()).isEqualTo("published");
+    }
+
+    @Test
     void finish_waitingOnARowWhileTheChannelIsDeleted_bothFinishWithoutADeadlock() throws Exception {
         createDue(3);
         ScheduledMessage pending = createdMessage(dueIn(Duration.ofHours(1)));

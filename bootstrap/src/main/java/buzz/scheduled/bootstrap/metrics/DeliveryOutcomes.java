@@ -1,6 +1,5 @@
 package buzz.scheduled.bootstrap.metrics;
 
-import buzz.scheduled.application.port.out.DeliveryNotes;
 import buzz.scheduled.application.port.out.DeliveryObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,8 +13,8 @@ import org.slf4j.LoggerFactory;
  * The sidecar's {@link DeliveryObserver}: per recorded outcome, the lateness histogram
  * {@code buzz_delivery_lateness_seconds} (published − due on the database clock), the counter
  * {@code buzz_delivery_outcomes_total} by outcome and relay answer kind, one INFO line on the logger
- * {@code buzz.delivery} with the ids, channel, attempts and lateness (never the content), and for failed or retried
- * attempts the relay's words kept as the message's {@code last_error} for the operator's view.
+ * {@code buzz.delivery} with the ids, channel, attempts and lateness (never the content). The relay's words on a
+ * failed or retried attempt are kept as the message's {@code last_error} by the finishing write itself.
  */
 public final class DeliveryOutcomes implements DeliveryObserver {
     private static final Logger LOG = LoggerFactory.getLogger("buzz.delivery");
@@ -27,18 +26,13 @@ public final class DeliveryOutcomes implements DeliveryObserver {
 
     private final MeterRegistry registry;
     private final Timer lateness;
-    private final DeliveryNotes notes;
 
-    /**
-     * @param registry where the histogram and counters live
-     * @param notes    where the words of failed and retried attempts are kept
-     */
-    public DeliveryOutcomes(MeterRegistry registry, DeliveryNotes notes) {
-        if (registry == null || notes == null) {
-            throw new IllegalArgumentException("delivery outcomes need a registry and notes");
+    /** @param registry where the histogram and counters live */
+    public DeliveryOutcomes(MeterRegistry registry) {
+        if (registry == null) {
+            throw new IllegalArgumentException("delivery outcomes need a registry");
         }
         this.registry = registry;
-        this.notes = notes;
         this.lateness = Timer.builder("buzz.delivery.lateness")
                 .description("Delivery lateness: published minus due time on the database clock.")
                 .serviceLevelObjectives(LATENESS_BUCKETS)
@@ -60,9 +54,6 @@ public final class DeliveryOutcomes implements DeliveryObserver {
                         report.relayKind(),
                         report.lateness().map(late -> " lateness=" + late.toMillis() / 1000.0 + "s").orElse(""),
                         report.detail().isEmpty() ? "" : " detail=\"" + report.detail() + "\"");
-            }
-            if (report.outcome() != Outcome.PUBLISHED && !report.detail().isEmpty()) {
-                notes.note(report.id(), report.revision(), report.detail());
             }
         } catch (RuntimeException e) {
             LOG.warn("recording the outcome of {} failed: {}", report.id(), e.toString());
