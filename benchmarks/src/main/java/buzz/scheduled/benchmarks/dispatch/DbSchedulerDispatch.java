@@ -128,7 +128,7 @@ final class DbSchedulerDispatch implements SchedulerUnderTest {
 
     @Override
     public String name() {
-        return "db-scheduler";
+        return String.format(Locale.ROOT, "dbs %dt %.1f/%.1f", threads, lowerLimit, upperLimit);
     }
 
     @Override

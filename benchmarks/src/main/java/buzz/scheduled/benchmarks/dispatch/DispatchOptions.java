@@ -1,7 +1,9 @@
 package buzz.scheduled.benchmarks.dispatch;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -11,24 +13,23 @@ import java.util.Map;
  *                       and dropped ({@code BUZZ_BENCH_DATABASE_URL}, default {@value #DEFAULT_DATABASE_URL})
  * @param messages       due messages of each burn-down (default 20 000)
  * @param warmup         messages of the warm-up burn-down each side runs first, not measured (default 2 000; 0 skips it)
- * @param inFlight       our dispatcher's most sends in flight and claim batch, and db-scheduler's thread count (32,
- *                       the production default {@code BUZZ_MAX_IN_FLIGHT})
- * @param lowerLimit     db-scheduler lock-and-fetch: fetch again when this many executions per thread are left (0.5)
- * @param upperLimit     db-scheduler lock-and-fetch: fetch up to this many executions per thread (1.0: no more than
- *                       the threads, like our claim batch of at most the free send slots)
+ * @param window         our dispatcher's window of frames in flight ({@code BUZZ_MAX_IN_FLIGHT}, default 1 000)
+ * @param claimBatch     our dispatcher's largest claim ({@code BUZZ_CLAIM_BATCH_SIZE}, default 500)
+ * @param dbSchedulers   db-scheduler configurations to try; the best of them is what the ratio divides by (default:
+ *                       32 and 64 threads, each with lock-and-fetch 0.5/1.0 and 1.0/4.0)
  * @param pollInterval   db-scheduler's polling interval (default 100 ms; its own default is 10 s)
- * @param rate           messages due per whole second in the steady phases (default 50)
- * @param steadyDuration how many seconds of due times the steady phases span (default 60)
- * @param dbSchedulerLateness whether db-scheduler also runs the steady phase (default true)
- * @param timeCap        a burn-down that has not finished after this long is cut off and reported (default 900 s,
- *                       the sidecar's lateness limit: later than that, messages would fail {@code expired}); a steady
- *                       phase waits at most 120 s after its last due second
+ * @param rates          messages due per whole second in the steady phases, one phase per rate (default 50, 1 000)
+ * @param steadyDuration how many seconds of due times each steady phase spans (default 60)
+ * @param dbSchedulerLateness whether db-scheduler (its best burn-down configuration) also runs the steady phases
+ *                       (default true)
+ * @param timeCap        a burn-down that has not finished after this long is cut off and reported (default 900 s, the
+ *                       sidecar's lateness limit); a steady phase waits at most 120 s after its last due second
  * @param seed           seed of the keys, channels and contents (default 1)
  * @throws IllegalArgumentException naming the option that is out of range
  */
-record DispatchOptions(String databaseUrl, int messages, int warmup, int inFlight, double lowerLimit, double upperLimit,
-                       Duration pollInterval, int rate, int steadyDuration, boolean dbSchedulerLateness,
-                       Duration timeCap, long seed) {
+record DispatchOptions(String databaseUrl, int messages, int warmup, int window, int claimBatch,
+                       List<DbSchedulerConfiguration> dbSchedulers, Duration pollInterval, List<Integer> rates,
+                       int steadyDuration, boolean dbSchedulerLateness, Duration timeCap, long seed) {
 
     /** The admin URL used when {@code BUZZ_BENCH_DATABASE_URL} is unset. */
     static final String DEFAULT_DATABASE_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres";
@@ -37,10 +38,37 @@ record DispatchOptions(String databaseUrl, int messages, int warmup, int inFligh
 
     static final String USAGE = """
             usage: java -cp benchmarks/target/benchmarks.jar buzz.scheduled.benchmarks.dispatch.DispatchToRelay \\
-                     [--messages=20000] [--warmup=2000] [--in-flight=32] [--dbs-lower=0.5] [--dbs-upper=1.0] [--dbs-poll-ms=100] \\
-                     [--rate=50] [--steady-seconds=60] [--dbs-lateness=true] [--max-seconds=900] [--seed=1]
+                     [--messages=20000] [--warmup=2000] [--window=1000] [--claim=500] \\
+                     [--dbs-threads=32,64] [--dbs-limits=0.5:1.0,1.0:4.0] [--dbs-poll-ms=100] \\
+                     [--rates=50,1000] [--steady-seconds=60] [--dbs-lateness=true] [--max-seconds=900] [--seed=1]
             environment: BUZZ_BENCH_DATABASE_URL (default %s); must point at 127.0.0.1
             """.formatted(DEFAULT_DATABASE_URL);
+
+    /**
+     * One db-scheduler set-up.
+     *
+     * @param threads    execution threads
+     * @param lowerLimit lock-and-fetch: fetch again when this many executions per thread are left
+     * @param upperLimit lock-and-fetch: fetch up to this many executions per thread
+     */
+    record DbSchedulerConfiguration(int threads, double lowerLimit, double upperLimit) {
+        DbSchedulerConfiguration {
+            requireRange("--dbs-threads", threads, 1, 1_000);
+            if (!(lowerLimit > 0 && lowerLimit <= 10)) {
+                throw new IllegalArgumentException("--dbs-limits: the lower limit must be above 0 and at most 10, got "
+                        + lowerLimit);
+            }
+            if (!(upperLimit >= lowerLimit && upperLimit <= 100)) {
+                throw new IllegalArgumentException("--dbs-limits: the upper limit must be from the lower ("
+                        + lowerLimit + ") to 100, got " + upperLimit);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%d threads, lock-and-fetch %.1f/%.1f", threads, lowerLimit, upperLimit);
+        }
+    }
 
     DispatchOptions {
         if (databaseUrl == null || databaseUrl.isBlank()) {
@@ -48,19 +76,23 @@ record DispatchOptions(String databaseUrl, int messages, int warmup, int inFligh
         }
         requireRange("--messages", messages, 1, 1_000_000);
         requireRange("--warmup", warmup, 0, 1_000_000);
-        requireRange("--in-flight", inFlight, 1, 1_000);
-        if (!(lowerLimit > 0 && lowerLimit <= 10)) {
-            throw new IllegalArgumentException("--dbs-lower must be above 0 and at most 10, got " + lowerLimit);
+        requireRange("--window", window, 1, 10_000);
+        requireRange("--claim", claimBatch, 1, window);
+        if (dbSchedulers == null || dbSchedulers.isEmpty()) {
+            throw new IllegalArgumentException("--dbs-threads and --dbs-limits must name at least one configuration");
         }
-        if (!(upperLimit >= lowerLimit && upperLimit <= 100)) {
-            throw new IllegalArgumentException("--dbs-upper must be from --dbs-lower (" + lowerLimit
-                    + ") to 100, got " + upperLimit);
-        }
+        dbSchedulers = List.copyOf(dbSchedulers);
         if (pollInterval == null || pollInterval.toMillis() < 10 || pollInterval.toMillis() > 60_000) {
             throw new IllegalArgumentException("--dbs-poll-ms must be 10..60000, got "
                     + (pollInterval == null ? null : pollInterval.toMillis()));
         }
-        requireRange("--rate", rate, 1, 1_000);
+        if (rates == null || rates.isEmpty()) {
+            throw new IllegalArgumentException("--rates must name at least one rate");
+        }
+        for (int rate : rates) {
+            requireRange("--rates", rate, 1, 10_000);
+        }
+        rates = List.copyOf(rates);
         requireRange("--steady-seconds", steadyDuration, 1, 600);
         if (timeCap == null || timeCap.toSeconds() < 1) {
             throw new IllegalArgumentException("--max-seconds must be at least 1, got "
@@ -68,8 +100,8 @@ record DispatchOptions(String databaseUrl, int messages, int warmup, int inFligh
         }
     }
 
-    /** Messages of one steady phase: {@code rate × steadyDuration}. */
-    int steadyMessages() {
+    /** Messages of the steady phase at {@code rate}: {@code rate × steadyDuration}. */
+    int steadyMessages(int rate) {
         return rate * steadyDuration;
     }
 
@@ -85,11 +117,12 @@ record DispatchOptions(String databaseUrl, int messages, int warmup, int inFligh
         String databaseUrl = environment.getOrDefault(DATABASE_URL_VARIABLE, DEFAULT_DATABASE_URL);
         int messages = 20_000;
         int warmup = 2_000;
-        int inFlight = 32;
-        double lower = 0.5;
-        double upper = 1.0;
+        int window = 1_000;
+        int claim = 500;
+        List<Integer> threads = List.of(32, 64);
+        List<double[]> limits = List.of(new double[] {0.5, 1.0}, new double[] {1.0, 4.0});
         long pollMillis = 100;
-        int rate = 50;
+        List<Integer> rates = List.of(50, 1_000);
         int steadySeconds = 60;
         boolean dbSchedulerLateness = true;
         long maxSeconds = 900;
@@ -104,11 +137,12 @@ record DispatchOptions(String databaseUrl, int messages, int warmup, int inFligh
             switch (name) {
                 case "messages" -> messages = whole(name, value);
                 case "warmup" -> warmup = whole(name, value);
-                case "in-flight" -> inFlight = whole(name, value);
-                case "dbs-lower" -> lower = decimal(name, value);
-                case "dbs-upper" -> upper = decimal(name, value);
+                case "window" -> window = whole(name, value);
+                case "claim" -> claim = whole(name, value);
+                case "dbs-threads" -> threads = wholes(name, value);
+                case "dbs-limits" -> limits = limitPairs(name, value);
                 case "dbs-poll-ms" -> pollMillis = whole(name, value);
-                case "rate" -> rate = whole(name, value);
+                case "rates" -> rates = wholes(name, value);
                 case "steady-seconds" -> steadySeconds = whole(name, value);
                 case "dbs-lateness" -> dbSchedulerLateness = bool(name, value);
                 case "max-seconds" -> maxSeconds = whole(name, value);
@@ -116,8 +150,15 @@ record DispatchOptions(String databaseUrl, int messages, int warmup, int inFligh
                 default -> throw new IllegalArgumentException("unknown option --" + name);
             }
         }
-        return new DispatchOptions(databaseUrl, messages, warmup, inFlight, lower, upper, Duration.ofMillis(pollMillis), rate,
-                steadySeconds, dbSchedulerLateness, Duration.ofSeconds(maxSeconds), seed);
+        List<DbSchedulerConfiguration> configurations = new ArrayList<>();
+        for (int t : threads) {
+            for (double[] pair : limits) {
+                configurations.add(new DbSchedulerConfiguration(t, pair[0], pair[1]));
+            }
+        }
+        return new DispatchOptions(databaseUrl, messages, warmup, window, claim, configurations,
+                Duration.ofMillis(pollMillis), rates, steadySeconds, dbSchedulerLateness, Duration.ofSeconds(maxSeconds),
+                seed);
     }
 
     private static void requireRange(String option, int value, int min, int max) {
@@ -132,6 +173,27 @@ record DispatchOptions(String databaseUrl, int messages, int warmup, int inFligh
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("--" + name + " must be a whole number, got \"" + value + "\"");
         }
+    }
+
+    private static List<Integer> wholes(String name, String value) {
+        List<Integer> numbers = new ArrayList<>();
+        for (String part : value.split(",", -1)) {
+            numbers.add(whole(name, part));
+        }
+        return numbers;
+    }
+
+    private static List<double[]> limitPairs(String name, String value) {
+        List<double[]> pairs = new ArrayList<>();
+        for (String part : value.split(",", -1)) {
+            String[] bounds = part.split(":", -1);
+            if (bounds.length != 2) {
+                throw new IllegalArgumentException("--" + name + " must be lower:upper pairs separated by commas, got \""
+                        + value + "\"");
+            }
+            pairs.add(new double[] {decimal(name, bounds[0]), decimal(name, bounds[1])});
+        }
+        return pairs;
     }
 
     private static double decimal(String name, String value) {

@@ -80,9 +80,9 @@ public final class DispatchToRelay {
         OUT.printf(Locale.ROOT, "JVM %s %s, %d processors, load average %s; PostgreSQL %s%n",
                 System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
                 Runtime.getRuntime().availableProcessors(), loadAverage(), serverVersion(options.databaseUrl()));
-        Side sidecar = (database, relay) -> SidecarDispatch.create(database, relay, 1000, 500, CLOCK);
-        Side dbScheduler = (database, relay) -> DbSchedulerDispatch.create(database, relay, options.inFlight(),
-                options.lowerLimit(), options.upperLimit(), options.pollInterval(), CLOCK);
+        Side sidecar = (database, relay) -> SidecarDispatch.create(database, relay, options.window(),
+                options.claimBatch(), CLOCK);
+        List<DispatchOptions.DbSchedulerConfiguration> configurations = options.dbSchedulers();
         try (LoopbackRelay relay = LoopbackRelay.start(CLOCK)) {
             OUT.printf(Locale.ROOT, "relay at %s%n", relay.url());
             DueEvents signer = new DueEvents(options.seed());
@@ -96,41 +96,54 @@ public final class DispatchToRelay {
             boolean clean = true;
             int warmup = Math.min(options.warmup(), burnDown.size());
             if (warmup > 0) {
-                for (Side side : List.of(sidecar, dbScheduler)) {
+                for (Side side : List.of(sidecar, dbScheduler(options, configurations.get(0)))) {
                     BurnDown result = burnDown(options, side, relay, burnDown.subList(0, warmup));
                     OUT.println("warm-up (not counted): " + result.row());
                     clean &= result.clean();
                 }
             }
-            List<BurnDown> burnDowns = new ArrayList<>();
-            for (Side side : List.of(sidecar, dbScheduler)) {
-                BurnDown result = burnDown(options, side, relay, burnDown);
-                OUT.println("burn-down: " + result.row());
-                OUT.println("  " + result.configuration());
-                OUT.println("  outcomes: " + result.outcomes());
+            BurnDown ours = burnDown(options, sidecar, relay, burnDown);
+            report("burn-down", ours);
+            clean &= ours.clean();
+            List<BurnDown> theirs = new ArrayList<>();
+            for (DispatchOptions.DbSchedulerConfiguration configuration : configurations) {
+                BurnDown result = burnDown(options, dbScheduler(options, configuration), relay, burnDown);
+                report("burn-down", result);
                 clean &= result.clean();
-                burnDowns.add(result);
+                theirs.add(result);
             }
+            int best = 0;
+            for (int i = 1; i < theirs.size(); i++) {
+                if (theirs.get(i).rate() > theirs.get(best).rate()) {
+                    best = i;
+                }
+            }
+            DispatchOptions.DbSchedulerConfiguration bestConfiguration = configurations.get(best);
+
             List<Steady> steadies = new ArrayList<>();
             int first = options.messages();
-            List<Side> steadySides = options.dbSchedulerLateness() ? List.of(sidecar, dbScheduler) : List.of(sidecar);
-            for (Side side : steadySides) {
-                Steady result = steady(options, side, relay, signer, first);
-                first += options.steadyMessages();
-                OUT.println("steady: " + result.row());
-                OUT.println("  outcomes: " + result.outcomes());
-                clean &= result.clean();
-                steadies.add(result);
+            for (int rate : options.rates()) {
+                List<Side> sides = options.dbSchedulerLateness()
+                        ? List.of(sidecar, dbScheduler(options, bestConfiguration)) : List.of(sidecar);
+                for (Side side : sides) {
+                    Steady result = steady(options, rate, side, relay, signer, first);
+                    first += options.steadyMessages(rate);
+                    OUT.println("steady: " + result.row());
+                    OUT.println("  outcomes: " + result.outcomes());
+                    clean &= result.clean();
+                    steadies.add(result);
+                }
             }
 
             OUT.println();
             OUT.println(BurnDown.header());
-            burnDowns.forEach(result -> OUT.println(result.row()));
-            BurnDown ours = burnDowns.get(0);
-            BurnDown theirs = burnDowns.get(1);
-            OUT.printf(Locale.ROOT, "ratio sidecar / db-scheduler: %.2f (until recorded in the database), %.2f (until "
-                    + "the last event reached the relay)%n", ours.rate() / theirs.rate(),
-                    ours.relayRate() / theirs.relayRate());
+            OUT.println(ours.row());
+            theirs.forEach(result -> OUT.println(result.row()));
+            BurnDown bestTheirs = theirs.get(best);
+            OUT.printf(Locale.ROOT, "best db-scheduler: %s%n", bestConfiguration);
+            OUT.printf(Locale.ROOT, "ratio sidecar / best db-scheduler: %.2f (until recorded in the database), %.2f "
+                    + "(until the last event reached the relay)%n", ours.rate() / bestTheirs.rate(),
+                    ours.relayRate() / bestTheirs.relayRate());
             OUT.println();
             OUT.println(Steady.header());
             steadies.forEach(result -> OUT.println(result.row()));
@@ -143,6 +156,17 @@ public final class DispatchToRelay {
                     loadAverage(), clean ? "every check passed" : "SOME CHECK FAILED (see above)");
             return clean ? 0 : 3;
         }
+    }
+
+    private static Side dbScheduler(DispatchOptions options, DispatchOptions.DbSchedulerConfiguration configuration) {
+        return (database, relay) -> DbSchedulerDispatch.create(database, relay, configuration.threads(),
+                configuration.lowerLimit(), configuration.upperLimit(), options.pollInterval(), CLOCK);
+    }
+
+    private static void report(String phase, BurnDown result) {
+        OUT.println(phase + ": " + result.row());
+        OUT.println("  " + result.configuration());
+        OUT.println("  outcomes: " + result.outcomes());
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -177,7 +201,7 @@ public final class DispatchToRelay {
         }
 
         static String header() {
-            return String.format(Locale.ROOT, "%-12s %8s %8s %8s %7s %10s %9s %6s %8s %8s %8s %4s %5s %6s  %s",
+            return String.format(Locale.ROOT, "%-18s %8s %8s %8s %7s %10s %9s %6s %8s %8s %8s %4s %5s %6s  %s",
                     "scheduler", "messages", "relay s", "db s", "msg/s", "JVM cpu ms", "PG cpu ms", "tx", "rows read",
                     "distinct", "db done", "dup", "early", "insert", "load avg before -> after");
         }
@@ -186,7 +210,7 @@ public final class DispatchToRelay {
             double transactions = activity == null ? Double.NaN : (double) activity.transactions() / messages;
             double rowsRead = activity == null ? Double.NaN : (double) activity.rowsReturned() / messages;
             return String.format(Locale.ROOT,
-                    "%-12s %8d %8.2f %8.2f %7.0f %10.3f %9.3f %6.2f %9.1f %8d %8d %4d %5d %5.1fs  %s -> %s%s",
+                    "%-18s %8d %8.2f %8.2f %7.0f %10.3f %9.3f %6.3f %9.1f %8d %8d %4d %5d %5.1fs  %s -> %s%s",
                     scheduler, messages, relayNanos / 1e9, databaseNanos / 1e9, rate(), jvmCpuNanos / 1e6 / messages,
                     databaseCpuNanos / 1e6 / messages, transactions, rowsRead, arrivals.received(), completed,
                     arrivals.duplicates(), arrivals.early(), insertNanos / 1e9, loadBefore, loadAfter,
@@ -265,7 +289,7 @@ public final class DispatchToRelay {
         }
 
         static String header() {
-            return String.format(Locale.ROOT, "%-12s %6s %8s %8s %5s %7s %7s %7s %8s %7s %7s  %s", "scheduler", "rate/s",
+            return String.format(Locale.ROOT, "%-18s %6s %8s %8s %5s %7s %7s %7s %8s %7s %7s  %s", "scheduler", "rate/s",
                     "messages", "received", "early", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "mean ms",
                     "load avg before -> after");
         }
@@ -273,11 +297,11 @@ public final class DispatchToRelay {
         String row() {
             String problems = clean() ? "" : "  " + String.join(", ", problems());
             if (arrivals.received() == 0) {
-                return String.format(Locale.ROOT, "%-12s %6d %8d %8d  (nothing arrived)%s", scheduler, rate,
+                return String.format(Locale.ROOT, "%-18s %6d %8d %8d  (nothing arrived)%s", scheduler, rate,
                         arrivals.expected(), 0, problems);
             }
             LatencySummary lateness = LatencySummary.of(arrivals.latenessNanos(), arrivals.received());
-            return String.format(Locale.ROOT, "%-12s %6d %8d %8d %5d %7.1f %7.1f %7.1f %8.1f %7.1f %7.1f  %s -> %s%s",
+            return String.format(Locale.ROOT, "%-18s %6d %8d %8d %5d %7.1f %7.1f %7.1f %8.1f %7.1f %7.1f  %s -> %s%s",
                     scheduler, rate, arrivals.expected(), arrivals.received(), arrivals.early(), lateness.p50() / 1e6,
                     lateness.p90() / 1e6, lateness.p99() / 1e6, lateness.p999() / 1e6, lateness.max() / 1e6,
                     lateness.mean() / 1e6, loadBefore, loadAfter, problems);
@@ -307,15 +331,16 @@ public final class DispatchToRelay {
         }
     }
 
-    private static Steady steady(DispatchOptions options, Side side, LoopbackRelay relay, DueEvents signer,
-                                 int first) {
+    private static Steady steady(DispatchOptions options, int rate, Side side, LoopbackRelay relay,
+                                 DueEvents signer, int first) {
         try (ScratchDatabase database = ScratchDatabase.create(options.databaseUrl());
              SchedulerUnderTest scheduler = side.create(database.url(), relay.url())) {
             database.closeBeforeDrop(scheduler);
             scheduler.connect();
-            long firstDue = CLOCK.now().getEpochSecond() + STEADY_LEAD.toSeconds();
-            int rate = options.rate();
-            List<DueEvent> events = signer.sign(first, options.steadyMessages(), n -> firstDue + n / rate);
+            // Signing and storing must finish before the first due second: more lead for more messages.
+            int count = options.steadyMessages(rate);
+            long firstDue = CLOCK.now().getEpochSecond() + STEADY_LEAD.toSeconds() + count / 2_000;
+            List<DueEvent> events = signer.sign(first, count, n -> firstDue + n / rate);
             scheduler.insert(events);
             Map<String, Long> dueSeconds = dueSeconds(events);
             LoopbackRelay.Recording recording = relay.record();

@@ -14,9 +14,9 @@ import java.util.function.IntToLongFunction;
 import java.util.stream.IntStream;
 
 /**
- * Really signed kind-9 channel messages for the dispatch benchmark, spread over {@value #OWNERS} owners and
- * {@value #CHANNELS} channels, each with its due time as {@code created_at} (SPEC §2: the due time is the signed
- * {@code created_at}). Signed before any timing starts, on every core.
+ * Really signed kind-9 channel messages for the dispatch benchmarks, spread over {@value #OWNERS} owners (or as many
+ * as asked) and {@value #CHANNELS} channels, each with its due time as {@code created_at} (the due time is the
+ * signed {@code created_at}). Signed before any timing starts, on every core.
  */
 final class DueEvents {
     /** Owner keys the messages are spread over. */
@@ -29,9 +29,14 @@ final class DueEvents {
     private final List<Bip340Signer> owners;
     private final long seed;
 
-    /** Owner keys derived from {@code seed}, so runs with the same seed sign the same events. */
+    /** {@value #OWNERS} owner keys derived from {@code seed}, so runs with the same seed sign the same events. */
     DueEvents(long seed) {
-        this.owners = IntStream.range(0, OWNERS).parallel()
+        this(seed, OWNERS);
+    }
+
+    /** {@code ownerCount} owner keys derived from {@code seed}. */
+    DueEvents(long seed, int ownerCount) {
+        this.owners = IntStream.range(0, ownerCount).parallel()
                 .mapToObj(i -> Bip340Signer.withFixedAux(ownerKey(seed, i), new byte[32]))
                 .toList();
         this.seed = seed;

@@ -11,7 +11,6 @@ import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
-import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DeliverySettings;
@@ -19,28 +18,23 @@ import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.DispatcherSettings;
 import buzz.scheduled.application.service.RelayDecidesAccess;
 import buzz.scheduled.benchmarks.admission.DatabaseCpu;
+import buzz.scheduled.bootstrap.metrics.DeliveryOutcomes;
 import buzz.scheduled.benchmarks.dispatch.DueEvents.DueEvent;
-import buzz.scheduled.domain.schedule.Admission;
 import buzz.scheduled.domain.schedule.Backoff;
-import buzz.scheduled.domain.schedule.Channel;
-import buzz.scheduled.domain.schedule.ScheduleId;
-import buzz.scheduled.domain.schedule.ScheduledMessage;
 import com.zaxxer.hikari.HikariDataSource;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
 import java.security.SecureRandom;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 
@@ -64,7 +58,6 @@ final class SidecarDispatch implements SchedulerUnderTest {
     private static final Duration REAP_EVERY = Duration.ofSeconds(5);
     private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
     private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(15);
-    private static final int INSERT_BATCH = 1_000;
 
     private final HikariDataSource pool;
     private final PostgresDueWorkSignal signal;
@@ -109,8 +102,10 @@ final class SidecarDispatch implements SchedulerUnderTest {
                     AuthEventSigner.with(new Bip340Signer(SecretKey.generate(random), random)), clock);
             PostgresDueWorkSignal signal = new PostgresDueWorkSignal(PostgresDueWorkSignal.connectorFor(database),
                     PostgresDueWorkSignal.ListenSettings.DEFAULT);
+            // The production observer: the lateness histogram and outcome counters (its log line is below the
+            // benchmark's log level, as it would be for an operator who logs at WARN).
             Dispatcher dispatcher = new Dispatcher(store, relay, new RelayDecidesAccess(), RelayLimits.UNKNOWN, signal,
-                    DeliveryObserver.NONE, new DispatcherSettings(delivery, inFlight, claimBatch,
+                    new DeliveryOutcomes(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)), new DispatcherSettings(delivery, inFlight, claimBatch,
                     DispatcherSettings.DEFAULT_MAX_QUEUED_BYTES, POLL, REAP_EVERY, ERROR_PAUSE));
             return new SidecarDispatch(pool, signal, relay, dispatcher, inFlight, claimBatch, schemaVersion);
         } catch (RuntimeException e) {
@@ -133,65 +128,10 @@ final class SidecarDispatch implements SchedulerUnderTest {
                 pool.getMaximumPoolSize());
     }
 
-    /**
-     * Writes valid rows as an admission would have left them (revision 1, {@code scheduled}, the event's wire JSON,
-     * its revision row and its default idempotency key, the event id), in transactions of {@value #INSERT_BATCH}.
-     * Admission itself refuses due times in the past, which is why the rows are written directly; every row is first
-     * built as a {@link ScheduledMessage} so the domain's rules still check it.
-     */
+    /** Writes the rows as admission would have left them ({@link DueRows#insert}). */
     @Override
     public void insert(List<DueEvent> events) {
-        // created_at and updated_at take their default, the database's now().
-        String message = "INSERT INTO scheduled_message (id, owner, channel, revision, state, event_id, event_json,"
-                + " due_at, attempts) VALUES (?, ?, ?, 1, 'scheduled', ?, ?, ?, 0)";
-        String revision = "INSERT INTO scheduled_message_revision (message_id, revision, event_id, event_json)"
-                + " VALUES (?, 1, ?, ?)";
-        String key = "INSERT INTO idempotency_key (owner, key, message_id, event_id) VALUES (?, ?, ?, ?)";
-        try (Connection connection = pool.getConnection()) {
-            connection.setAutoCommit(false);
-            try (PreparedStatement messages = connection.prepareStatement(message);
-                 PreparedStatement revisions = connection.prepareStatement(revision);
-                 PreparedStatement keys = connection.prepareStatement(key)) {
-                for (int from = 0; from < events.size(); from += INSERT_BATCH) {
-                    for (DueEvent due : events.subList(from, Math.min(events.size(), from + INSERT_BATCH))) {
-                        Instant dueAt = Instant.ofEpochSecond(due.dueSecond());
-                        ScheduledMessage row = ScheduledMessage.admit(new ScheduleId(UUID.randomUUID()),
-                                new Admission(due.event(), new Channel(due.channel()), dueAt), dueAt);
-                        UUID id = row.id().value();
-                        messages.setObject(1, id);
-                        messages.setString(2, row.owner().hex());
-                        messages.setString(3, row.channel().value());
-                        messages.setString(4, row.eventId().hex());
-                        messages.setString(5, due.json());
-                        messages.setTimestamp(6, Timestamp.from(row.dueAt()));
-                        messages.addBatch();
-                        revisions.setObject(1, id);
-                        revisions.setString(2, row.eventId().hex());
-                        revisions.setString(3, due.json());
-                        revisions.addBatch();
-                        keys.setString(1, row.owner().hex());
-                        keys.setString(2, row.eventId().hex());
-                        keys.setObject(3, id);
-                        keys.setString(4, row.eventId().hex());
-                        keys.addBatch();
-                    }
-                    messages.executeBatch();
-                    revisions.executeBatch();
-                    keys.executeBatch();
-                    connection.commit();
-                }
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
-            }
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("ANALYZE scheduled_message");
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("inserting " + events.size() + " due messages failed: " + e.getMessage(), e);
-        }
+        DueRows.insert(pool, events);
     }
 
     @Override
