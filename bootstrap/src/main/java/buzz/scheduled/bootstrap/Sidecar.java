@@ -138,7 +138,7 @@ public final class Sidecar implements AutoCloseable {
 
     /**
      * Adds to the registry what needs the running parts: HikariCP's own Micrometer tracker on the pool, the queue
-     * gauges and the dispatcher's counters.
+     * gauges, the dispatcher's and the relay client's counters.
      */
     private void registerMeters(SidecarConfig config, SidecarDatabase database) {
         PrometheusMeterRegistry registry = injector.getInstance(PrometheusMeterRegistry.class);
@@ -148,6 +148,7 @@ public final class Sidecar implements AutoCloseable {
         QueueGauges.register(registry, injector.getInstance(QueueStatsUseCase.class),
                 injector.getInstance(LinkStatus.class), config.access().policy() == AccessPolicyChoice.NIP29);
         SidecarMeters.deliveryCounters(registry, injector.getInstance(Dispatcher.class));
+        SidecarMeters.relayCounters(registry, injector.getInstance(RelayClient.class));
     }
 
     /** The modules of the object graph. */

@@ -2,6 +2,7 @@ package buzz.scheduled.bootstrap.metrics;
 
 import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
 import buzz.scheduled.application.port.in.DeliveryCountsUseCase.DeliveryCounts;
+import buzz.scheduled.adapters.relay.RelayClient;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -60,11 +61,37 @@ public final class SidecarMeters {
         counter(registry, source, "rejected", "Sends recorded failed relay_rejected.", DeliveryCounts::rejected);
         counter(registry, source, "retried", "Sends scheduled for a retry after a transient answer.",
                 DeliveryCounts::retried);
-        counter(registry, source, "fence_rejections", "Claims found to be someone else's at the pre-send step.",
+        counter(registry, source, "fence_rejections",
+                "Outcomes not recorded because the claim was no longer held (reaped or superseded).",
                 DeliveryCounts::fenceRejections);
         counter(registry, source, "reaped", "Expired claims returned by this process's reaper.",
                 DeliveryCounts::reaped);
         counter(registry, source, "errors", "Unexpected delivery failures (each logged).", DeliveryCounts::errors);
+    }
+
+    /** Registers the relay client's counters as {@code buzz_relay_<name>_total}. */
+    public static void relayCounters(MeterRegistry registry, RelayClient client) {
+        relayCounter(registry, client, "connections", "Connections to the relay opened.", RelayClient.Counts::connections);
+        relayCounter(registry, client, "drops", "Connections to the relay lost or ended (half-open, no pong, a stalled "
+                + "write).", RelayClient.Counts::drops);
+        relayCounter(registry, client, "timeouts", "Frames the relay did not answer within the publish timeout.",
+                RelayClient.Counts::timeouts);
+        relayCounter(registry, client, "found", "Unknown outcomes the relay turned out to have (asked by id).",
+                RelayClient.Counts::found);
+        relayCounter(registry, client, "resent", "Frames sent again after a lost connection because the relay did not "
+                + "have them.", RelayClient.Counts::resent);
+        relayCounter(registry, client, "not_sent", "Frames never written: their send deadline passed or their claim "
+                + "was lost.", RelayClient.Counts::notSent);
+        relayCounter(registry, client, "too_large", "Frames refused as too large for the relay.",
+                RelayClient.Counts::tooLarge);
+        relayCounter(registry, client, "auth_refusals", "NIP-42 AUTH attempts the relay refused.",
+                RelayClient.Counts::authRefusals);
+    }
+
+    private static void relayCounter(MeterRegistry registry, RelayClient client, String name, String help,
+                                     ToLongFunction<RelayClient.Counts> value) {
+        FunctionCounter.builder("buzz.relay." + name, client, c -> value.applyAsLong(c.counts()))
+                .description(help).register(registry);
     }
 
     private static void counter(MeterRegistry registry, DeliveryCountsUseCase source, String name, String help,
