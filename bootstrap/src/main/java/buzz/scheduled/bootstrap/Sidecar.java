@@ -118,7 +118,7 @@ public final class Sidecar implements AutoCloseable {
 
     /** The modules of the object graph. */
     static List<Module> modules(SidecarConfig config, SidecarDatabase database, SecretKey key) {
-        return List.of(new SidecarModule(config, database.dataSource(), database.url()), new RelayModule(key),
+        return List.of(new SidecarModule(config, database.dataSource(), database.urls()), new RelayModule(key),
                 new AccessModule(config.access().policy()), new PersistenceModule(), new ApplicationModule(),
                 new HttpModule(), new DeliveryModule());
     }
