@@ -6,6 +6,7 @@ import buzz.scheduled.application.port.in.PruneRetentionUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.ChannelAdministration;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.ScheduleStore;
@@ -32,8 +33,9 @@ public final class ApplicationModule extends AbstractModule {
     @Provides
     @Singleton
     OwnerMessagesService ownerMessages(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
-                                       ScheduleIdSource ids, WallClock clock, SchedulingSettings settings) {
-        return new OwnerMessagesService(store, signatures, access, ids, clock, settings);
+                                       ScheduleIdSource ids, WallClock clock, DueWorkNotice dueWork,
+                                       SchedulingSettings settings) {
+        return new OwnerMessagesService(store, signatures, access, ids, clock, dueWork, settings);
     }
 
     @Provides

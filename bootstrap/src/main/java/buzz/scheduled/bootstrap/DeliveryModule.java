@@ -7,6 +7,7 @@ import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.in.DeliveryUseCase;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.WallClock;
@@ -57,6 +58,13 @@ public final class DeliveryModule extends AbstractModule {
     PostgresDueWorkSignal dueWorkSignal(DatabaseUrls databaseUrls) {
         return new PostgresDueWorkSignal(PostgresDueWorkSignal.connectorFor(databaseUrls.direct()),
                 PostgresDueWorkSignal.ListenSettings.DEFAULT);
+    }
+
+    /** The owner side's own changes wake this process's dispatcher through the same signal. */
+    @Provides
+    @Singleton
+    DueWorkNotice dueWorkNotice(PostgresDueWorkSignal signal) {
+        return signal;
     }
 
     @Provides

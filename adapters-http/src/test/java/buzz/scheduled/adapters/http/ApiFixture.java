@@ -8,6 +8,7 @@ import buzz.scheduled.application.fakes.InMemoryScheduleStore;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
@@ -87,7 +88,7 @@ final class ApiFixture implements AutoCloseable {
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, MAX_CONTENT_BYTES, Duration.ofDays(120)),
                 new CreateLimits(MAX_PENDING, MAX_PER_WINDOW, Duration.ofMinutes(5)), Duration.ofSeconds(900));
         OwnerMessagesService service = new OwnerMessagesService(faults, signatures, access,
-                new SequentialScheduleIds(), clock, scheduling);
+                new SequentialScheduleIds(), clock, DueWorkNotice.NONE, scheduling);
         settings = tune.apply(HttpSettings.of(true, BASE, Duration.ofDays(120), MAX_CONTENT_BYTES, MAX_PENDING));
         api = new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
                 OperatorUseCases.of(new ReservationsService(administration), new DeletionService(administration))),

@@ -1,5 +1,6 @@
 package buzz.scheduled.adapters.postgres;
 
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.service.InProcessDueWorkSignal;
 import java.sql.Connection;
@@ -27,8 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A listener thread waits on {@link PGConnection#getNotifications(int)}, which reads the socket without
  * sending anything, and checks the connection with a round trip only every {@code livenessEvery}. When the
- * connection is lost it reconnects with exponential backoff; meanwhile {@link #listening()} is false, and only the
- * dispatcher's own backstop poll wakes it. After every (re)connect it reports a
+ * connection is lost it reconnects with exponential backoff; meanwhile {@link #listening()} is false, and only this
+ * process's own changes ({@link #dueAt}) and the dispatcher's polling wake it. After every (re)connect it reports a
  * notification without a time, because any notification sent while it was not listening is gone.
  *
  * <p>A {@code LISTEN} that succeeds is not yet proof of hearing anything: through a transaction-mode pooler
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * ignore these test payloads. The state is logged once per change (down with the reason, up again with how long
  * it was down), not once per attempt.
  */
-public final class PostgresDueWorkSignal implements DueWorkSignal {
+public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice {
     /** The channel migration V2 notifies. */
     public static final String CHANNEL = "buzz_scheduled_due";
     /** What the listener's session is called in {@code pg_stat_activity}. */
@@ -161,8 +162,18 @@ public final class PostgresDueWorkSignal implements DueWorkSignal {
     }
 
     /** Whether {@code LISTEN} is in effect right now and heard its own test notification. */
+    @Override
     public boolean listening() {
         return listening;
+    }
+
+    /** This process's own change: hands {@code dueAt} to the waiting dispatcher at once, listening or not. */
+    @Override
+    public void dueAt(Instant dueAt) {
+        if (dueAt == null) {
+            throw new IllegalArgumentException("a due time is needed");
+        }
+        handOff.notifyDue(Optional.of(dueAt));
     }
 
     /** Successful (re)connections so far. */

@@ -199,6 +199,22 @@ class PostgresDueWorkSignalTest {
     }
 
     @Test
+    void dueAt_whileTheListenerIsDown_reachesTheWaiterAtOnce() {
+        PostgresDueWorkSignal signal = new PostgresDueWorkSignal(() -> {
+            throw new SQLException("too many connections for role (test)");
+        }, FAST);
+        signals.add(signal);
+        signal.start();
+        await("a failed attempt", () -> signal.failures() >= 1);
+        Instant due = Instant.parse("2030-03-01T10:00:00Z");
+
+        signal.dueAt(due);
+
+        assertThat(signal.listening()).isFalse();
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.of(due)));
+    }
+
+    @Test
     void anotherListenersTestNotification_isIgnored() throws SQLException {
         PostgresDueWorkSignal signal = listening(scratch());
 

@@ -9,6 +9,7 @@ import buzz.scheduled.application.port.in.ScheduleMessageUseCase;
 import buzz.scheduled.application.port.in.SendNowUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.ScheduleStore;
@@ -23,6 +24,7 @@ import buzz.scheduled.domain.schedule.OwnerOutcome;
 import buzz.scheduled.domain.schedule.Refusal;
 import buzz.scheduled.domain.schedule.RefusalCode;
 import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Instant;
 import java.util.Optional;
@@ -32,6 +34,9 @@ import java.util.function.Function;
  * The owner's side: schedule, edit, cancel, send now, get and list (SPEC §3.1–3.5, §3.12). Admission applies
  * the rules in SPEC §3.1 order — event validity, ownership, kind/channel/size/expiration, time, then
  * tombstone, access and limits — and stores nothing on any refusal.
+ *
+ * <p>Every committed create, edit and send-now tells this process's dispatcher its due time ({@link DueWorkNotice}),
+ * so it is picked up at once even while the database's own notifications do not arrive.
  */
 public final class OwnerMessagesService implements ScheduleMessageUseCase, ReviseMessageUseCase,
         CancelMessageUseCase, SendNowUseCase, GetMessageUseCase, ListMessagesUseCase {
@@ -44,15 +49,25 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     private final AccessPolicy access;
     private final ScheduleIdSource ids;
     private final WallClock clock;
+    private final DueWorkNotice dueWork;
     private final SchedulingSettings settings;
 
+    /**
+     * @param clock   the clock admission and transitions are decided on
+     * @param dueWork told the due time of every committed create, edit and send-now
+     */
     public OwnerMessagesService(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
-                                ScheduleIdSource ids, WallClock clock, SchedulingSettings settings) {
+                                ScheduleIdSource ids, WallClock clock, DueWorkNotice dueWork,
+                                SchedulingSettings settings) {
+        if (clock == null || dueWork == null) {
+            throw new IllegalArgumentException("the owner service needs a clock and a due-work notice");
+        }
         this.store = store;
         this.signatures = signatures;
         this.access = access;
         this.ids = ids;
         this.clock = clock;
+        this.dueWork = dueWork;
         this.settings = settings;
     }
 
@@ -74,7 +89,10 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         CreateResult created = store.create(message, new ScheduleStore.IdempotencyKey(command.owner(), key),
                 settings.limits());
         return switch (created) {
-            case CreateResult.Created c -> new ScheduleResult.Created(c.message());
+            case CreateResult.Created c -> {
+                dueWork.dueAt(c.message().dueAt());
+                yield new ScheduleResult.Created(c.message());
+            }
             case CreateResult.Replayed r -> new ScheduleResult.Replayed(r.message());
             case CreateResult.IdempotencyConflict c -> new ScheduleResult.IdempotencyConflict(
                     "idempotency key was used for event " + c.existingEventId() + " (message " + c.existing()
@@ -162,6 +180,10 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
                             : store.replace(current, changed.message())
                                     ? Optional.of(new OwnerChangeResult.Done(changed.message())) : Optional.empty();
                     if (written.isPresent()) {
+                        if (written.get() instanceof OwnerChangeResult.Done done
+                                && done.message().state() instanceof ScheduleState.Scheduled) {
+                            dueWork.dueAt(done.message().dueAt());
+                        }
                         return written.get();
                     }
                 }

@@ -15,6 +15,7 @@ import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleMessage
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
 import buzz.scheduled.application.port.out.ChannelAdministration.ChannelDeleted;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.AdmissionRules;
@@ -43,7 +44,7 @@ class DeliveryAccessTest {
     private final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
     private final DeletionService deletion = new DeletionService(new InMemoryChannelAdministration(store));
     private final OwnerMessagesService owners = new OwnerMessagesService(store, new FakeEventSignatures(), access,
-            new SequentialScheduleIds(), clock, new SchedulingSettings(
+            new SequentialScheduleIds(), clock, DueWorkNotice.NONE, new SchedulingSettings(
                     new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                             Duration.ofDays(120)),
                     new ScheduleStore.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)));

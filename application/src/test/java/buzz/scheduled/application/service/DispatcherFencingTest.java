@@ -12,6 +12,7 @@ import buzz.scheduled.application.port.in.OwnerChangeResult;
 import buzz.scheduled.application.port.in.ReviseMessageUseCase.ReviseMessageCommand;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleMessageCommand;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.AdmissionRules;
@@ -241,7 +242,7 @@ class DispatcherFencingTest {
     @Test
     void f7_ownerEditsWhileTheClaimantIsPaused_editSucceeds_relayOnlyEverSeesTheNewRevision() throws Exception {
         OwnerMessagesService owner = new OwnerMessagesService(fx.store, new FakeEventSignatures(), fx.access,
-                new SequentialScheduleIds(), fx.clock, new SchedulingSettings(
+                new SequentialScheduleIds(), fx.clock, DueWorkNotice.NONE, new SchedulingSettings(
                         new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                                 Duration.ofDays(120)),
                         new ScheduleStore.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)));

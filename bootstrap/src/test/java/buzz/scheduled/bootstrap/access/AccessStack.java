@@ -19,6 +19,7 @@ import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
@@ -106,7 +107,7 @@ final class AccessStack implements AutoCloseable {
             access = new Nip29AccessPolicy(groups);
         }
         OwnerMessagesService owners = new OwnerMessagesService(store, signatures, access,
-                () -> new ScheduleId(UUID.randomUUID()), Instant::now, new SchedulingSettings(
+                () -> new ScheduleId(UUID.randomUUID()), Instant::now, DueWorkNotice.NONE, new SchedulingSettings(
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                         Duration.ofDays(120)),
                 new CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
