@@ -10,6 +10,7 @@ import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
@@ -33,7 +34,7 @@ public final class ApplicationModule extends AbstractModule {
     @Provides
     @Singleton
     OwnerMessagesService ownerMessages(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
-                                       ScheduleIdSource ids, WallClock clock, DueWorkNotice dueWork,
+                                       ScheduleIdSource ids, StoreClock clock, DueWorkNotice dueWork,
                                        SchedulingSettings settings) {
         return new OwnerMessagesService(store, signatures, access, ids, clock, dueWork, settings);
     }

@@ -8,6 +8,7 @@ import buzz.scheduled.adapters.http.OwnerUseCases;
 import buzz.scheduled.adapters.http.ReadinessCheck;
 import buzz.scheduled.adapters.http.ReadinessCheck.Readiness;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.Dispatcher;
@@ -17,18 +18,12 @@ import buzz.scheduled.domain.schedule.AdmissionRules;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
-import java.sql.Connection;
-import java.sql.SQLException;
-import javax.sql.DataSource;
 
 /**
  * Binds the HTTP adapter: the owner routes over the owner service, the operator routes (reservations, deletion,
- * purges) for {@code RELAY_OPERATOR_PUBKEYS}, NIP-98 authentication, and a database readiness check.
+ * purges) for {@code RELAY_OPERATOR_PUBKEYS}, NIP-98 authentication, and readiness from the database watch.
  */
 public final class HttpModule extends AbstractModule {
-
-    /** Seconds a connection gets to prove itself for {@code GET /readyz}. */
-    static final int READINESS_TIMEOUT_SECONDS = 2;
 
     @Provides
     @Singleton
@@ -37,16 +32,17 @@ public final class HttpModule extends AbstractModule {
                 AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, config.limits().maxPendingPerOwner());
     }
 
+    /**
+     * Ready while the database watch's last check answered in time; answers from memory at once, so a probe with a
+     * short timeout never sees a timeout, even while the database hangs.
+     */
     @Provides
     @Singleton
-    ReadinessCheck readiness(DataSource dataSource) {
+    ReadinessCheck readiness(DatabaseStatusUseCase database) {
         return () -> {
-            try (Connection connection = dataSource.getConnection()) {
-                return connection.isValid(READINESS_TIMEOUT_SECONDS) ? new Readiness.Ready()
-                        : new Readiness.NotReady("the database did not answer within " + READINESS_TIMEOUT_SECONDS + " s");
-            } catch (SQLException e) {
-                return new Readiness.NotReady("the database did not answer: " + e.getMessage());
-            }
+            DatabaseStatusUseCase.DatabaseStatus status = database.databaseStatus();
+            return status.reachable() ? new Readiness.Ready()
+                    : new Readiness.NotReady("the database is unreachable: " + status.problem().orElse("no answer"));
         };
     }
 
@@ -63,8 +59,10 @@ public final class HttpModule extends AbstractModule {
     @Provides
     @Singleton
     HttpApi httpApi(OwnerMessagesService owner, OperatorAccess operators, AuthenticateRequestUseCase authentication,
-                    ReadinessCheck readiness, HttpSettings settings, Dispatcher dispatcher) {
+                    ReadinessCheck readiness, HttpSettings settings, Dispatcher dispatcher,
+                    DatabaseStatusUseCase database) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
-                .reportDelivery(dispatcher);
+                .reportDelivery(dispatcher)
+                .reportDatabase(database);
     }
 }

@@ -1,11 +1,13 @@
 package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.http.HttpApi;
+import buzz.scheduled.adapters.postgres.PostgresDatabaseProbe;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
 import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.in.PruneRetentionUseCase;
+import buzz.scheduled.application.service.DatabaseWatch;
 import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.config.SidecarConfig.AccessPolicyChoice;
@@ -25,8 +27,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The running sidecar of {@code serve}: database (embedded or external), migrated schema, the sidecar key, the wired
- * object graph, the NIP-29 group feed (only with {@code BUZZ_ACCESS_POLICY=nip29}), delivery (LISTEN wake-ups,
- * relay connection, dispatcher), the periodic retention passes and the HTTP API. Parts are opened in that order and
+ * object graph, the database watch (readiness and clock skew), the NIP-29 group feed (only with
+ * {@code BUZZ_ACCESS_POLICY=nip29}), delivery (LISTEN wake-ups, relay connection, dispatcher), the periodic retention
+ * passes and the HTTP API. Parts are opened in that order and
  * closed in reverse (HTTP first, then retention, the dispatcher, ..., the group feed, the embedded database last).
  * {@link #close()} is what the shutdown hook calls, and may run while {@link #start} is still opening parts (a
  * signal during start-up).
@@ -59,6 +62,7 @@ public final class Sidecar implements AutoCloseable {
             SecretKey key = SidecarKeys.readOrCreate(config.relay().secretKeyFile());
             LOG.info("sidecar public key {} (from {})", key.publicKey().hex(), config.relay().secretKeyFile());
             injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database, key));
+            startDatabaseWatch();
             if (config.access().policy() == AccessPolicyChoice.NIP29) {
                 startGroupFeed(config);
             }
@@ -78,6 +82,17 @@ public final class Sidecar implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * Checks the database once (so admission has the clock skew and readiness a state before the first request), then
+     * every second on the watch's own thread; closed after the HTTP API, its probe connection after it.
+     */
+    private void startDatabaseWatch() {
+        own(injector.getInstance(PostgresDatabaseProbe.class));
+        DatabaseWatch watch = own(injector.getInstance(DatabaseWatch.class));
+        watch.check();
+        watch.start();
     }
 
     /**

@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.http;
 import buzz.scheduled.application.port.in.AuthenticateRequestCommand;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.AuthenticationResult;
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -53,6 +54,8 @@ public final class HttpApi {
     private static final String ROUTE_ATTRIBUTE = "buzz.route";
     private static final String OPENAPI_RESOURCE = "/buzz/scheduled/adapters/http/openapi.yaml";
     private static final String NOSTR_JSON = "application/nostr+json";
+    /** Longest {@code GET /metrics} waits for the database figures before reporting them unavailable. */
+    static final java.time.Duration METRICS_DATABASE_WAIT = java.time.Duration.ofMillis(500);
 
     /** Who may call a route. */
     enum Access {
@@ -85,6 +88,7 @@ public final class HttpApi {
     private final Optional<OperatorRoutes> operator;
     private final RequestMetrics metrics = new RequestMetrics();
     private volatile Optional<DeliveryCountsUseCase> delivery = Optional.empty();
+    private volatile Optional<DatabaseStatusUseCase> database = Optional.empty();
     private final ObjectMapper json = new ObjectMapper();
     private final String openApi;
     private final List<Entry> entries;
@@ -138,8 +142,8 @@ public final class HttpApi {
                 publicRoute("GET", "/healthz", ctx -> new Answer.Json(200, Map.of("status", "up"))),
                 publicRoute("GET", "/readyz", ctx -> ready()),
                 publicRoute("GET", "/metrics", ctx -> new Answer.Text(200, "text/plain; version=0.0.4; charset=utf-8",
-                        metrics.render() + operator.map(OperatorRoutes::metrics).orElse("")
-                                + delivery.map(HttpApi::deliveryMetrics).orElse(""), Map.of())),
+                        metrics.render() + reservationMetrics() + delivery.map(HttpApi::deliveryMetrics).orElse("")
+                                + database.map(DatabaseMetrics::render).orElse(""), Map.of())),
                 publicRoute("GET", "/openapi.yaml", ctx -> new Answer.Text(200, "application/yaml; charset=utf-8",
                         openApi, Map.of())),
                 operatorRoute("GET", OperatorRoutes.RESERVATIONS, OperatorRoutes::reservations),
@@ -160,6 +164,22 @@ public final class HttpApi {
             throw new IllegalArgumentException("delivery counts source is missing");
         }
         this.delivery = Optional.of(counts);
+        return this;
+    }
+
+    /**
+     * Makes the API database-aware: while {@code status} says the database is down (its last check failed), owner and
+     * operator routes answer {@code 503 unavailable} with {@code Retry-After} at once instead of waiting for the pool's
+     * timeout, and {@code GET /metrics} skips its database figures; {@code GET /metrics} also carries
+     * {@code buzz_database_up} and {@code buzz_clock_skew_seconds}. Call before {@link #start}.
+     *
+     * @return this API
+     */
+    public HttpApi reportDatabase(DatabaseStatusUseCase status) {
+        if (status == null) {
+            throw new IllegalArgumentException("database status source is missing");
+        }
+        this.database = Optional.of(status);
         return this;
     }
 
@@ -286,9 +306,12 @@ public final class HttpApi {
         String url = settings.publicBaseUrl() + ctx.req().getRequestURI() + (query == null ? "" : "?" + query);
         AuthenticationResult authenticated = authentication.authenticate(new AuthenticateRequestCommand(
                 ctx.req().getMethod(), url, body, ctx.header("Authorization")));
+        Optional<String> down = databaseDown();
         return switch (authenticated) {
             case AuthenticationResult.Refused refused -> new Answer.Problem(401, "unauthorized",
                     "NIP-98 authentication failed: " + refused.message(), Map.of("WWW-Authenticate", "Nostr"));
+            case AuthenticationResult.Authenticated caller when down.isPresent() ->
+                    Answer.Problem.unavailable(down.get(), settings.retryAfter().toSeconds());
             case AuthenticationResult.Authenticated caller when operatorRoute -> {
                 if (!operatorAccess.isOperator(caller.pubkey()) || operator.isEmpty()) {
                     yield new Answer.Problem(403, "forbidden", "pubkey " + caller.pubkey().hex()
@@ -380,6 +403,46 @@ public final class HttpApi {
         headers.put("Access-Control-Allow-Origin", "*");
         headers.put("Content-Type", nostrJson ? NOSTR_JSON : "application/json");
         return new Answer.Json(200, InfoDocument.of(settings), headers);
+    }
+
+    /**
+     * Why the database cannot serve a request now (its last check failed; read from memory, without waiting), or
+     * empty. A database that is only slow to answer its check is still tried.
+     */
+    private Optional<String> databaseDown() {
+        return database.map(DatabaseStatusUseCase::databaseStatus)
+                .filter(status -> status.health() == DatabaseStatusUseCase.Health.DOWN)
+                .map(status -> "the database is unreachable (" + status.problem().orElse("no answer")
+                        + "); nothing was stored or changed, try again");
+    }
+
+    /**
+     * The operator routes' reservation gauges, which read the database: skipped while it is known to be unreachable,
+     * and given at most {@link #METRICS_DATABASE_WAIT}, so a scrape never waits for the pool's timeout.
+     */
+    private String reservationMetrics() {
+        if (operator.isEmpty()) {
+            return "";
+        }
+        if (databaseDown().isPresent() || calls == null) {
+            return OperatorRoutes.reservationsUnavailable();
+        }
+        Future<String> read;
+        try {
+            read = calls.submit(() -> operator.get().metrics());
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return OperatorRoutes.reservationsUnavailable();
+        }
+        try {
+            return read.get(METRICS_DATABASE_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            read.cancel(true);
+            return OperatorRoutes.reservationsUnavailable();
+        } catch (InterruptedException e) {
+            read.cancel(true);
+            Thread.currentThread().interrupt();
+            return OperatorRoutes.reservationsUnavailable();
+        }
     }
 
     private Answer ready() {

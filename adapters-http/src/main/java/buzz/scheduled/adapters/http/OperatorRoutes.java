@@ -34,6 +34,13 @@ final class OperatorRoutes {
         this.useCases = useCases;
     }
 
+    /** The reservation gauges when the figures cannot be read (now or in time): {@code buzz_reservations_up 0}. */
+    static String reservationsUnavailable() {
+        StringBuilder out = new StringBuilder();
+        gauge(out, "buzz_reservations_up", "Whether the reservation figures could be read (1) or not (0).", 0);
+        return out.toString();
+    }
+
     /** {@code GET /v1/reservations}: {@code {"held_before","overdue","next_due"}} in Unix seconds or null. */
     Answer reservations(OperatorRequest request) {
         Optional<Answer> bad = noQueryNoBody(request, Set.of());
@@ -134,8 +141,7 @@ final class OperatorRoutes {
         try {
             reservations = useCases.reservations().reservations();
         } catch (RuntimeException e) {
-            gauge(out, "buzz_reservations_up", "Whether the reservation figures could be read (1) or not (0).", 0);
-            return out.toString();
+            return reservationsUnavailable();
         }
         gauge(out, "buzz_reservations_up", "Whether the reservation figures could be read (1) or not (0).", 1);
         gauge(out, "buzz_reservations_overdue", "Non-terminal scheduled messages already due.",

@@ -14,7 +14,7 @@ import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
-import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Admission;
@@ -35,7 +35,9 @@ import java.util.function.Function;
  * the rules in SPEC §3.1 order — event validity, ownership, kind/channel/size/expiration, time, then
  * tombstone, access and limits — and stores nothing on any refusal.
  *
- * <p>Every committed create, edit and send-now tells this process's dispatcher its due time ({@link DueWorkNotice}),
+ * <p>"Now" is the store's clock ({@link StoreClock}), the clock delivery decides on, never this host's own: a host
+ * whose clock drifts neither refuses events due within the drift nor dates a send-now away from the database's now.
+ * Every committed create, edit and send-now tells this process's dispatcher its due time ({@link DueWorkNotice}),
  * so it is picked up at once even while the database's own notifications do not arrive.
  */
 public final class OwnerMessagesService implements ScheduleMessageUseCase, ReviseMessageUseCase,
@@ -48,19 +50,19 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     private final EventSignatures signatures;
     private final AccessPolicy access;
     private final ScheduleIdSource ids;
-    private final WallClock clock;
+    private final StoreClock clock;
     private final DueWorkNotice dueWork;
     private final SchedulingSettings settings;
 
     /**
-     * @param clock   the clock admission and transitions are decided on
+     * @param clock   the store's clock, for every due-time decision
      * @param dueWork told the due time of every committed create, edit and send-now
      */
     public OwnerMessagesService(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
-                                ScheduleIdSource ids, WallClock clock, DueWorkNotice dueWork,
+                                ScheduleIdSource ids, StoreClock clock, DueWorkNotice dueWork,
                                 SchedulingSettings settings) {
         if (clock == null || dueWork == null) {
-            throw new IllegalArgumentException("the owner service needs a clock and a due-work notice");
+            throw new IllegalArgumentException("the owner service needs the store's clock and a due-work notice");
         }
         this.store = store;
         this.signatures = signatures;

@@ -77,9 +77,9 @@ final class AdmissionStack implements AutoCloseable {
             SchedulingSettings scheduling = new SchedulingSettings(
                     new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, HORIZON),
                     new CreateLimits(UNLIMITED, UNLIMITED, Duration.ofMinutes(5)), Duration.ofSeconds(900));
-            // No dispatcher runs here, so none needs waking.
+            // Same host as the database: its clock stands in for the store's, and no dispatcher needs waking.
             OwnerMessagesService owner = new OwnerMessagesService(store, signatures, new RelayDecidesAccess(), ids,
-                    clock, DueWorkNotice.NONE, scheduling);
+                    clock::now, DueWorkNotice.NONE, scheduling);
             int port = freeLoopbackPort();
             URI baseUrl = URI.create("http://127.0.0.1:" + port);
             HttpSettings settings = HttpSettings.of(true, baseUrl, HORIZON, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
