@@ -70,7 +70,7 @@ public final class Sidecar implements AutoCloseable {
             RetentionPasses retention = own(new RetentionPasses(injector.getInstance(PruneRetentionUseCase.class),
                     RetentionPasses.FIRST_PASS_AFTER, RetentionPasses.EVERY));
             retention.start();
-            HttpApi http = injector.getInstance(HttpApi.class);
+            HttpApi http = injector.getInstance(HttpApi.class).reportHealth(database::failure);
             own((AutoCloseable) http::stop);
             try {
                 httpPort = http.start(config.http().host(), config.http().port());

@@ -89,6 +89,7 @@ public final class HttpApi {
     private final RequestMetrics metrics = new RequestMetrics();
     private volatile Optional<DeliveryCountsUseCase> delivery = Optional.empty();
     private volatile Optional<DatabaseStatusUseCase> database = Optional.empty();
+    private volatile HealthCheck health = HealthCheck.ALWAYS;
     private final ObjectMapper json = new ObjectMapper();
     private final String openApi;
     private final List<Entry> entries;
@@ -139,7 +140,7 @@ public final class HttpApi {
                 ownerRoute("POST", OwnerRoutes.COLLECTION + "/{id}/send-now", owner::sendNow),
                 publicRoute("GET", "/v1/info", ctx -> info(ctx, false)),
                 publicRoute("GET", "/", ctx -> info(ctx, true)),
-                publicRoute("GET", "/healthz", ctx -> new Answer.Json(200, Map.of("status", "up"))),
+                publicRoute("GET", "/healthz", ctx -> healthz()),
                 publicRoute("GET", "/readyz", ctx -> ready()),
                 publicRoute("GET", "/metrics", ctx -> new Answer.Text(200, "text/plain; version=0.0.4; charset=utf-8",
                         metrics.render() + reservationMetrics() + delivery.map(HttpApi::deliveryMetrics).orElse("")
@@ -180,6 +181,20 @@ public final class HttpApi {
             throw new IllegalArgumentException("database status source is missing");
         }
         this.database = Optional.of(status);
+        return this;
+    }
+
+    /**
+     * What {@code GET /healthz} asks: a failure answers {@code 503 unhealthy} with the reason (default: always
+     * healthy). Call before {@link #start}.
+     *
+     * @return this API
+     */
+    public HttpApi reportHealth(HealthCheck check) {
+        if (check == null) {
+            throw new IllegalArgumentException("health check is missing");
+        }
+        this.health = check;
         return this;
     }
 
@@ -414,6 +429,17 @@ public final class HttpApi {
                 .filter(status -> status.health() == DatabaseStatusUseCase.Health.DOWN)
                 .map(status -> "the database is unreachable (" + status.problem().orElse("no answer")
                         + "); nothing was stored or changed, try again");
+    }
+
+    private Answer healthz() {
+        Optional<String> failure;
+        try {
+            failure = health.failure();
+        } catch (RuntimeException e) {
+            failure = Optional.of("the health check failed: " + e);
+        }
+        return failure.<Answer>map(reason -> new Answer.Problem(503, "unhealthy", reason))
+                .orElseGet(() -> new Answer.Json(200, Map.of("status", "up")));
     }
 
     /**

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The API during a database outage, as the database watch reports it: owner writes answer {@code 503} with
  * {@code Retry-After} at once (not after the pool's timeout) and store nothing, {@code /metrics} never waits for the
- * database.
+ * database, and {@code /healthz} fails only for a failure a restart must fix.
  */
 class DatabaseOutageRoutesTest {
 
@@ -127,6 +127,22 @@ class DatabaseOutageRoutesTest {
                     .contains("buzz_clock_skew_seconds 300.000\n");
             assertThat(Duration.between(before, Instant.now())).isLessThan(Duration.ofMillis(500));
             assertThat(asked.getCount()).as("the reservations were not read").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void healthz_healthCheckReportsAFailure_answers503UnhealthyWithTheReason() {
+        AtomicReference<Optional<String>> failure = new AtomicReference<>(Optional.empty());
+        try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
+                built -> built.reportHealth(failure::get))) {
+            assertThat(api.call("GET", "/healthz").send().status()).isEqualTo(200);
+            failure.set(Optional.of("the embedded PostgreSQL exited 4 times within 10 minutes"));
+
+            ApiFixture.Reply reply = api.call("GET", "/healthz").send();
+
+            assertThat(reply.status()).isEqualTo(503);
+            assertThat(reply.error()).isEqualTo("unhealthy");
+            assertThat(reply.json().get("message").asText()).contains("exited 4 times");
         }
     }
 }

@@ -102,6 +102,20 @@ public final class SidecarDatabase implements AutoCloseable {
     }
 
     /**
+     * Why this sidecar's database is gone for good (its embedded server died and could not be restarted), for
+     * {@code GET /healthz}; empty while it can work (always, with {@code DATABASE_URL}: an external database's
+     * outage is a readiness matter).
+     */
+    public Optional<String> failure() {
+        return embedded.flatMap(EmbeddedDatabase::failure).map(reason -> "the embedded PostgreSQL " + reason);
+    }
+
+    /** The embedded server, when this sidecar runs one. */
+    public Optional<EmbeddedDatabase> embedded() {
+        return embedded;
+    }
+
+    /**
      * Applies this build's migrations after the mixed-version guard.
      *
      * @throws buzz.scheduled.adapters.postgres.SchemaNewerThanBinaryException when a newer build migrated the database
