@@ -5,10 +5,12 @@ import buzz.scheduled.application.port.in.PruneRetentionUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.ChannelAdministration;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
@@ -32,9 +34,9 @@ public final class ApplicationModule extends AbstractModule {
     @Provides
     @Singleton
     OwnerMessagesService ownerMessages(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
-                                       ScheduleIdSource ids, WallClock clock, SchedulingSettings settings,
-                                       RelayLimits relayLimits) {
-        return new OwnerMessagesService(store, signatures, access, ids, clock, settings, relayLimits);
+                                       ScheduleIdSource ids, StoreClock clock, DueWorkNotice dueWork,
+                                       SchedulingSettings settings, RelayLimits relayLimits) {
+        return new OwnerMessagesService(store, signatures, access, ids, clock, dueWork, settings, relayLimits);
     }
 
     @Provides

@@ -1,6 +1,5 @@
 package buzz.scheduled.bootstrap;
 
-import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
 import buzz.scheduled.adapters.relay.AuthEventSigner;
 import buzz.scheduled.adapters.relay.RelayClient;
@@ -10,6 +9,7 @@ import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.DeliveryStore;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
@@ -18,6 +18,7 @@ import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.DispatcherSettings;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.database.DatabaseUrls;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
@@ -55,11 +56,19 @@ public final class DeliveryModule extends AbstractModule {
         return client;
     }
 
+    /** {@code LISTEN} on the direct URL: a transaction-mode pooler would drop the session's notifications. */
     @Provides
     @Singleton
-    PostgresDueWorkSignal dueWorkSignal(DatabaseUrl databaseUrl) {
-        return new PostgresDueWorkSignal(PostgresDueWorkSignal.connectorFor(databaseUrl),
+    PostgresDueWorkSignal dueWorkSignal(DatabaseUrls databaseUrls) {
+        return new PostgresDueWorkSignal(PostgresDueWorkSignal.connectorFor(databaseUrls.direct()),
                 PostgresDueWorkSignal.ListenSettings.DEFAULT);
+    }
+
+    /** The owner side's own changes wake this process's dispatcher through the same signal. */
+    @Provides
+    @Singleton
+    DueWorkNotice dueWorkNotice(PostgresDueWorkSignal signal) {
+        return signal;
     }
 
     @Provides

@@ -9,6 +9,7 @@ import buzz.scheduled.adapters.http.ServerIdentity;
 import buzz.scheduled.adapters.http.ReadinessCheck;
 import buzz.scheduled.adapters.http.ReadinessCheck.Readiness;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
@@ -19,22 +20,16 @@ import buzz.scheduled.domain.schedule.AdmissionRules;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
-import java.sql.Connection;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.sql.SQLException;
 import java.util.Optional;
-import javax.sql.DataSource;
 
 /**
  * Binds the HTTP adapter: the owner routes over the owner service, the operator routes (reservations, deletion,
- * purges, the operator view) for {@code RELAY_OPERATOR_PUBKEYS}, NIP-98 authentication, a database readiness
- * check, the metrics registry behind {@code GET /metrics}, {@code BUZZ_CORS_ORIGINS} and the NIP-11 identity
+ * purges, the operator view) for {@code RELAY_OPERATOR_PUBKEYS}, NIP-98 authentication, readiness and the 503 gate
+ * from the database watch, the metrics registry behind {@code GET /metrics}, {@code BUZZ_CORS_ORIGINS} and the NIP-11 identity
  * (software URL, version, the sidecar's pubkey).
  */
 public final class HttpModule extends AbstractModule {
-
-    /** Seconds a connection gets to prove itself for {@code GET /readyz}. */
-    static final int READINESS_TIMEOUT_SECONDS = 2;
 
     @Provides
     @Singleton
@@ -43,22 +38,23 @@ public final class HttpModule extends AbstractModule {
                 AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, config.limits().maxPendingPerOwner());
     }
 
+    /**
+     * Ready while the database watch's last check answered in time; answers from memory at once, so a probe with a
+     * short timeout never sees a timeout, even while the database hangs.
+     */
     @Provides
     @Singleton
-    ReadinessCheck readiness(DataSource dataSource) {
+    ReadinessCheck readiness(DatabaseStatusUseCase database) {
         return () -> {
-            try (Connection connection = dataSource.getConnection()) {
-                return connection.isValid(READINESS_TIMEOUT_SECONDS) ? new Readiness.Ready()
-                        : new Readiness.NotReady("the database did not answer within " + READINESS_TIMEOUT_SECONDS + " s");
-            } catch (SQLException e) {
-                return new Readiness.NotReady("the database did not answer: " + e.getMessage());
-            }
+            DatabaseStatusUseCase.DatabaseStatus status = database.databaseStatus();
+            return status.reachable() ? new Readiness.Ready()
+                    : new Readiness.NotReady("the database is unreachable: " + status.problem().orElse("no answer"));
         };
     }
 
     /**
      * The operator routes always get their use cases, even with no {@code RELAY_OPERATOR_PUBKEYS}: the routes then
-     * forbid everyone, but {@code GET /metrics} still carries the reservation gauges.
+     * forbid everyone.
      */
     @Provides
     @Singleton
@@ -70,11 +66,13 @@ public final class HttpModule extends AbstractModule {
     @Singleton
     HttpApi httpApi(OwnerMessagesService owner, OperatorAccess operators, AuthenticateRequestUseCase authentication,
                     ReadinessCheck readiness, HttpSettings settings, SidecarConfig config,
-                    PrometheusMeterRegistry registry, OperatorViewService view, SecretKey sidecarKey) {
+                    PrometheusMeterRegistry registry, OperatorViewService view, SecretKey sidecarKey,
+                    DatabaseStatusUseCase database) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
                 .meters(registry, registry::scrape)
                 .cors(config.operations().cors())
                 .identity(ServerIdentity.of(Optional.of(sidecarKey.publicKey())))
-                .operatorView(view, view);
+                .operatorView(view, view)
+                .reportDatabase(database);
     }
 }

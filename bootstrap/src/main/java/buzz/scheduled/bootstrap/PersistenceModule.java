@@ -2,25 +2,64 @@ package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.postgres.PostgresAdminMessageQueries;
 import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
+import buzz.scheduled.adapters.postgres.PostgresDatabaseProbe;
 import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
 import buzz.scheduled.adapters.postgres.PostgresQueueStatistics;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.out.AdminMessageQueries;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.QueueStatistics;
 import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.out.StoreClock;
+import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.application.service.DatabaseWatch;
+import buzz.scheduled.bootstrap.database.DatabaseUrls;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
+import java.time.Duration;
 import javax.sql.DataSource;
 
 /**
  * Binds the storage ports to the PostgreSQL adapter over the shared pool: the schedule store (jOOQ), the
  * dispatcher's delivery store (plain JDBC), the channel administration (deletion, purges, retention pruning,
- * reservations), and the operator view's reads (queue statistics, message metadata).
+ * reservations), the operator view's reads (queue statistics, message metadata), and the database watch (a probe
+ * on a connection of its own, through the pool's URL) as the store's clock and the database status.
  */
 public final class PersistenceModule extends AbstractModule {
+
+    /**
+     * Longest the probe's connect, login and query may each take before the check counts as failed (the database
+     * down, owner requests refused at once). Readiness fails sooner, after 1 s without an answer.
+     */
+    static final Duration PROBE_TIMEOUT = Duration.ofSeconds(3);
+
+    @Provides
+    @Singleton
+    PostgresDatabaseProbe databaseProbe(DatabaseUrls urls) {
+        return PostgresDatabaseProbe.of(urls.pooled(), PROBE_TIMEOUT);
+    }
+
+    /** Started (first check, then the timer) and closed by {@link Sidecar}. */
+    @Provides
+    @Singleton
+    DatabaseWatch databaseWatch(PostgresDatabaseProbe probe, WallClock clock) {
+        return new DatabaseWatch(probe, clock, DatabaseWatch.Settings.DEFAULT);
+    }
+
+    @Provides
+    @Singleton
+    StoreClock storeClock(DatabaseWatch watch) {
+        return watch;
+    }
+
+    @Provides
+    @Singleton
+    DatabaseStatusUseCase databaseStatus(DatabaseWatch watch) {
+        return watch;
+    }
 
     @Provides
     @Singleton

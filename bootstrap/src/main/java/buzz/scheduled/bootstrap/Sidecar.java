@@ -1,14 +1,17 @@
 package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.http.HttpApi;
+import buzz.scheduled.adapters.postgres.PostgresDatabaseProbe;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
 import buzz.scheduled.adapters.relay.Nip11RelayLimits;
 import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
+import buzz.scheduled.application.port.in.PruneRetentionUseCase;
 import buzz.scheduled.application.port.in.QueueStatsUseCase;
 import buzz.scheduled.application.port.out.LinkStatus;
-import buzz.scheduled.application.port.in.PruneRetentionUseCase;
+import buzz.scheduled.application.service.DatabaseWatch;
 import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.config.SidecarConfig.AccessPolicyChoice;
@@ -33,9 +36,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The running sidecar of {@code serve}: database (embedded or external), migrated schema, the sidecar key, the wired
- * object graph, the relay's NIP-11 limits (read once, then refreshed), the NIP-29 group feed (only with
- * {@code BUZZ_ACCESS_POLICY=nip29}), delivery (LISTEN wake-ups,
- * relay connection, dispatcher), the periodic retention passes and the HTTP API. Parts are opened in that order and
+ * object graph, the database watch (readiness and clock skew), the relay's NIP-11 limits (read once, then refreshed),
+ * the NIP-29 group feed (only with {@code BUZZ_ACCESS_POLICY=nip29}), delivery (LISTEN wake-ups, relay connection, dispatcher), the periodic retention
+ * passes and the HTTP API. Parts are opened in that order and
  * closed in reverse (HTTP first, then retention, the dispatcher, ..., the group feed, the embedded database last).
  * {@link #close()} is what the shutdown hook calls, and may run while {@link #start} is still opening parts (a
  * signal during start-up).
@@ -76,6 +79,7 @@ public final class Sidecar implements AutoCloseable {
             SecretKey key = SidecarKeys.readOrCreate(config.relay().secretKeyFile());
             LOG.info("sidecar public key {} (from {})", key.publicKey().hex(), config.relay().secretKeyFile());
             injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database, key));
+            startDatabaseWatch();
             // Before admission and delivery: the first requests already see the relay's limits.
             own(injector.getInstance(Nip11RelayLimits.class)).start();
             registerMeters(config, database);
@@ -86,7 +90,7 @@ public final class Sidecar implements AutoCloseable {
             RetentionPasses retention = own(new RetentionPasses(injector.getInstance(PruneRetentionUseCase.class),
                     RetentionPasses.FIRST_PASS_AFTER, RetentionPasses.EVERY));
             retention.start();
-            HttpApi http = injector.getInstance(HttpApi.class);
+            HttpApi http = injector.getInstance(HttpApi.class).reportHealth(database::failure);
             own((AutoCloseable) http::stop);
             try {
                 httpPort = http.start(config.http().host(), config.http().port());
@@ -98,6 +102,17 @@ public final class Sidecar implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * Checks the database once (so admission has the clock skew and readiness a state before the first request), then
+     * every second on the watch's own thread; closed after the HTTP API, its probe connection after it.
+     */
+    private void startDatabaseWatch() {
+        own(injector.getInstance(PostgresDatabaseProbe.class));
+        DatabaseWatch watch = own(injector.getInstance(DatabaseWatch.class));
+        watch.check();
+        watch.start();
     }
 
     /**
@@ -138,22 +153,24 @@ public final class Sidecar implements AutoCloseable {
 
     /**
      * Adds to the registry what needs the running parts: HikariCP's own Micrometer tracker on the pool, the queue
-     * gauges, the dispatcher's and the relay client's counters.
+     * gauges, the database watch's gauges, the dispatcher's and the relay client's counters.
      */
     private void registerMeters(SidecarConfig config, SidecarDatabase database) {
         PrometheusMeterRegistry registry = injector.getInstance(PrometheusMeterRegistry.class);
         if (database.dataSource() instanceof HikariDataSource pool) {
             pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
         }
-        QueueGauges.register(registry, injector.getInstance(QueueStatsUseCase.class),
+        DatabaseStatusUseCase databaseStatus = injector.getInstance(DatabaseStatusUseCase.class);
+        QueueGauges.register(registry, injector.getInstance(QueueStatsUseCase.class), databaseStatus,
                 injector.getInstance(LinkStatus.class), config.access().policy() == AccessPolicyChoice.NIP29);
+        SidecarMeters.databaseGauges(registry, databaseStatus);
         SidecarMeters.deliveryCounters(registry, injector.getInstance(Dispatcher.class));
         SidecarMeters.relayCounters(registry, injector.getInstance(RelayClient.class));
     }
 
     /** The modules of the object graph. */
     static List<Module> modules(SidecarConfig config, SidecarDatabase database, SecretKey key) {
-        return List.of(new SidecarModule(config, database.dataSource(), database.url()), new RelayModule(key),
+        return List.of(new SidecarModule(config, database.dataSource(), database.urls()), new RelayModule(key),
                 new AccessModule(config.access().policy()), new PersistenceModule(), new ApplicationModule(),
                 new HttpModule(), new DeliveryModule(), new MetricsModule());
     }

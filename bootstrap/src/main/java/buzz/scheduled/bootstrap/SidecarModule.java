@@ -1,12 +1,12 @@
 package buzz.scheduled.bootstrap;
 
-import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.RetentionSettings;
 import buzz.scheduled.application.service.SchedulingSettings;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.database.DatabaseUrls;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
@@ -22,27 +22,28 @@ public final class SidecarModule extends AbstractModule {
 
     private final SidecarConfig config;
     private final DataSource dataSource;
-    private final DatabaseUrl databaseUrl;
+    private final DatabaseUrls databaseUrls;
 
     /**
-     * @param config      the validated configuration
-     * @param dataSource  the open pool (owned and closed by the caller)
-     * @param databaseUrl where the pool connects, for components that need their own connection (LISTEN)
+     * @param config       the validated configuration
+     * @param dataSource   the open pool (owned and closed by the caller)
+     * @param databaseUrls where the pool connects, and where components needing a session of their own (LISTEN)
+     *                     connect
      */
-    public SidecarModule(SidecarConfig config, DataSource dataSource, DatabaseUrl databaseUrl) {
-        if (config == null || dataSource == null || databaseUrl == null) {
-            throw new IllegalArgumentException("the sidecar module needs a configuration, a data source and its URL");
+    public SidecarModule(SidecarConfig config, DataSource dataSource, DatabaseUrls databaseUrls) {
+        if (config == null || dataSource == null || databaseUrls == null) {
+            throw new IllegalArgumentException("the sidecar module needs a configuration, a data source and its URLs");
         }
         this.config = config;
         this.dataSource = dataSource;
-        this.databaseUrl = databaseUrl;
+        this.databaseUrls = databaseUrls;
     }
 
     @Override
     protected void configure() {
         bind(SidecarConfig.class).toInstance(config);
         bind(DataSource.class).toInstance(dataSource);
-        bind(DatabaseUrl.class).toInstance(databaseUrl);
+        bind(DatabaseUrls.class).toInstance(databaseUrls);
         bind(WallClock.class).to(SystemWallClock.class).in(Singleton.class);
         bind(ScheduleIdSource.class).to(RandomScheduleIds.class).in(Singleton.class);
     }

@@ -34,9 +34,19 @@ final class OwnerClient {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final AtomicLong nonce = new AtomicLong();
     private final int port;
+    private final Duration signingClockOffset;
 
     OwnerClient(int port) {
+        this(port, Duration.ZERO);
+    }
+
+    /**
+     * A client whose NIP-98 headers are dated {@code signingClockOffset} away from this machine's clock: the sidecar
+     * checks them against its own host's clock, which a test may have moved (libfaketime).
+     */
+    OwnerClient(int port, Duration signingClockOffset) {
         this.port = port;
+        this.signingClockOffset = signingClockOffset;
     }
 
     /** A kind-9 channel message for {@code channel}, due {@code dueIn} from now. */
@@ -59,6 +69,11 @@ final class OwnerClient {
     Reply sendNow(String id, NostrEvent event) throws IOException, InterruptedException {
         String body = JSON.writeValueAsString(java.util.Map.of("event", NostrEventJson.toJson(event)));
         return send("POST", "/v1/scheduled-messages/" + id + "/send-now", body);
+    }
+
+    /** {@code POST /v1/scheduled-messages/{id}/send-now} without a new event. */
+    Reply sendNow(String id) throws IOException, InterruptedException {
+        return send("POST", "/v1/scheduled-messages/" + id + "/send-now", null);
     }
 
     /** {@code GET /v1/scheduled-messages/{id}}. */
@@ -89,7 +104,7 @@ final class OwnerClient {
             tags.add(List.of("payload", sha256(body)));
         }
         tags.add(List.of("nonce", Long.toString(nonce.incrementAndGet())));
-        NostrEvent auth = signer.sign(Instant.now().getEpochSecond(), 27235, tags, "");
+        NostrEvent auth = signer.sign(Instant.now().plus(signingClockOffset).getEpochSecond(), 27235, tags, "");
         return "Nostr " + Base64.getEncoder().encodeToString(NostrEventJson.write(auth).getBytes(StandardCharsets.UTF_8));
     }
 

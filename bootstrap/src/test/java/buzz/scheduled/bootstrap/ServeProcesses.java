@@ -149,6 +149,24 @@ final class ServeProcesses implements AutoCloseable {
         return "jdbc:postgresql://localhost:" + state.getProperty("port") + "/postgres?user=postgres";
     }
 
+    /** What {@code serve} wrote to {@code log} so far (empty when the file is not there yet). */
+    static String output(Path log) {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** How often {@code needle} occurs in {@code text}. */
+    static int occurrences(String text, String needle) {
+        int count = 0;
+        for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length())) {
+            count++;
+        }
+        return count;
+    }
+
     /** A free loopback port. */
     static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket()) {

@@ -5,6 +5,7 @@ import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.AuthenticationResult;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase;
 import buzz.scheduled.application.port.in.QueueStatsUseCase;
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.Javalin;
@@ -100,6 +101,8 @@ public final class HttpApi {
     private volatile ServerIdentity identity = ServerIdentity.of(Optional.empty());
     private volatile Optional<AdminRoutes> admin = Optional.empty();
     private final OperatorPage page;
+    private volatile Optional<DatabaseStatusUseCase> database = Optional.empty();
+    private volatile HealthCheck health = HealthCheck.ALWAYS;
     private final ObjectMapper json = new ObjectMapper();
     private final String openApi;
     private final List<Entry> entries;
@@ -156,7 +159,7 @@ public final class HttpApi {
                 publicRoute("GET", "/", ctx -> info(ctx, true)),
                 publicRoute("OPTIONS", "/v1/info", ctx -> Cors.infoPreflight()),
                 publicRoute("OPTIONS", "/", ctx -> Cors.infoPreflight()),
-                publicRoute("GET", "/healthz", ctx -> new Answer.Json(200, Map.of("status", "up"))),
+                publicRoute("GET", "/healthz", ctx -> healthz()),
                 publicRoute("GET", "/readyz", ctx -> ready()),
                 publicRoute("GET", "/metrics", ctx -> new Answer.Text(200, "text/plain; version=0.0.4; charset=utf-8",
                         metricsText.get(), Map.of())),
@@ -203,6 +206,21 @@ public final class HttpApi {
     }
 
     /**
+     * Makes the API database-aware: while {@code status} says the database is down (its last check failed), owner and
+     * operator routes answer {@code 503 unavailable} with {@code Retry-After} at once instead of waiting for the pool's
+     * timeout. Call before {@link #start}.
+     *
+     * @return this API
+     */
+    public HttpApi reportDatabase(DatabaseStatusUseCase status) {
+        if (status == null) {
+            throw new IllegalArgumentException("database status source is missing");
+        }
+        this.database = Optional.of(status);
+        return this;
+    }
+
+    /**
      * What the NIP-11 document says about this server (software URL, version, the sidecar's pubkey).
      *
      * @return this API
@@ -226,6 +244,20 @@ public final class HttpApi {
             throw new IllegalArgumentException("the operator view needs its stats and message use cases");
         }
         this.admin = Optional.of(new AdminRoutes(stats, messages));
+        return this;
+    }
+
+    /**
+     * What {@code GET /healthz} asks: a failure answers {@code 503 unhealthy} with the reason (default: always
+     * healthy). Call before {@link #start}.
+     *
+     * @return this API
+     */
+    public HttpApi reportHealth(HealthCheck check) {
+        if (check == null) {
+            throw new IllegalArgumentException("health check is missing");
+        }
+        this.health = check;
         return this;
     }
 
@@ -344,9 +376,12 @@ public final class HttpApi {
         String url = settings.publicBaseUrl() + ctx.req().getRequestURI() + (query == null ? "" : "?" + query);
         AuthenticationResult authenticated = authentication.authenticate(new AuthenticateRequestCommand(
                 ctx.req().getMethod(), url, body, ctx.header("Authorization")));
+        Optional<String> down = databaseDown();
         return switch (authenticated) {
             case AuthenticationResult.Refused refused -> new Answer.Problem(401, "unauthorized",
                     "NIP-98 authentication failed: " + refused.message(), Map.of("WWW-Authenticate", "Nostr"));
+            case AuthenticationResult.Authenticated caller when down.isPresent() ->
+                    Answer.Problem.unavailable(down.get(), settings.retryAfter().toSeconds());
             case AuthenticationResult.Authenticated caller when operatorRoute -> {
                 if (!operatorAccess.isOperator(caller.pubkey()) || operator.isEmpty()) {
                     yield new Answer.Problem(403, "forbidden", "pubkey " + caller.pubkey().hex()
@@ -437,6 +472,28 @@ public final class HttpApi {
         Map<String, String> headers = Cors.infoHeaders();
         headers.put("Content-Type", nostrJson ? NOSTR_JSON : "application/json");
         return new Answer.Json(200, InfoDocument.of(settings, identity), headers);
+    }
+
+    /**
+     * Why the database cannot serve a request now (its last check failed; read from memory, without waiting), or
+     * empty. A database that is only slow to answer its check is still tried.
+     */
+    private Optional<String> databaseDown() {
+        return database.map(DatabaseStatusUseCase::databaseStatus)
+                .filter(status -> status.health() == DatabaseStatusUseCase.Health.DOWN)
+                .map(status -> "the database is unreachable (" + status.problem().orElse("no answer")
+                        + "); nothing was stored or changed, try again");
+    }
+
+    private Answer healthz() {
+        Optional<String> failure;
+        try {
+            failure = health.failure();
+        } catch (RuntimeException e) {
+            failure = Optional.of("the health check failed: " + e);
+        }
+        return failure.<Answer>map(reason -> new Answer.Problem(503, "unhealthy", reason))
+                .orElseGet(() -> new Answer.Json(200, Map.of("status", "up")));
     }
 
     private Answer ready() {

@@ -9,6 +9,8 @@ import buzz.scheduled.application.fakes.InMemoryScheduleStore;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
+import buzz.scheduled.application.port.in.ReservationsUseCase;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
@@ -88,16 +90,27 @@ final class ApiFixture implements AutoCloseable {
     }
 
     ApiFixture(UnaryOperator<HttpSettings> tune, ReadinessCheck readiness) {
+        this(tune, readiness, null, api -> api);
+    }
+
+    /**
+     * @param reservations what the operator routes read reservations from; null: the in-memory
+     *                     channel administration's
+     * @param configure    applied to the API before it starts ({@code reportDatabase}, {@code reportHealth})
+     */
+    ApiFixture(UnaryOperator<HttpSettings> tune, ReadinessCheck readiness, ReservationsUseCase reservations,
+               UnaryOperator<HttpApi> configure) {
         SchedulingSettings scheduling = new SchedulingSettings(
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, MAX_CONTENT_BYTES, Duration.ofDays(120)),
                 new CreateLimits(MAX_PENDING, MAX_PER_WINDOW, Duration.ofMinutes(5)), Duration.ofSeconds(900));
         OwnerMessagesService service = new OwnerMessagesService(faults, signatures, access,
-                new SequentialScheduleIds(), clock, scheduling);
+                new SequentialScheduleIds(), clock, DueWorkNotice.NONE, scheduling);
         settings = tune.apply(HttpSettings.of(true, BASE, Duration.ofDays(120), MAX_CONTENT_BYTES, MAX_PENDING));
-        api = new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
-                OperatorUseCases.of(new ReservationsService(administration), new DeletionService(administration))),
+        api = configure.apply(new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
+                OperatorUseCases.of(reservations == null ? new ReservationsService(administration) : reservations,
+                        new DeletionService(administration))),
                 new AuthenticateRequestService(signatures, clock), readiness, settings)
-                .meters(registry, registry::scrape);
+                .meters(registry, registry::scrape));
         port = api.start("127.0.0.1", 0);
     }
 

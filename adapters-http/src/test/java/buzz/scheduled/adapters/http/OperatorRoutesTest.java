@@ -7,6 +7,7 @@ import static buzz.scheduled.adapters.http.ApiFixture.envelope;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.OwnerMessagesService;
@@ -91,7 +92,7 @@ class OperatorRoutesTest {
     @Test
     void operatorRoutes_whenNoOperatorIsConfigured_forbidEveryone() throws Exception {
         OwnerMessagesService owners = new OwnerMessagesService(api.store, api.signatures, api.access,
-                new SequentialScheduleIds(), api.clock, new SchedulingSettings(
+                new SequentialScheduleIds(), api.clock, DueWorkNotice.NONE, new SchedulingSettings(
                         new AdmissionRules(AdmissionRules.DEFAULT_KINDS, 1024, Duration.ofDays(1)),
                         new CreateLimits(5, 5, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
         HttpApi bare = new HttpApi(OwnerUseCases.of(owners), new AuthenticateRequestService(api.signatures, api.clock),

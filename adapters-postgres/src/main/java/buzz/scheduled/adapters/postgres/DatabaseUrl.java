@@ -102,6 +102,45 @@ public record DatabaseUrl(String jdbcUrl, Optional<String> user, Optional<String
         return new DatabaseUrl(jdbc.toString(), user, password);
     }
 
+    /**
+     * Whether the JDBC URL's query names the driver property {@code name} (exact spelling, as PgJDBC reads it).
+     */
+    public boolean hasParameter(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("a parameter name is needed");
+        }
+        int query = jdbcUrl.indexOf('?');
+        if (query < 0) {
+            return false;
+        }
+        for (String pair : jdbcUrl.substring(query + 1).split("&")) {
+            int equals = pair.indexOf('=');
+            if ((equals < 0 ? pair : pair.substring(0, equals)).equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * This URL with the driver property {@code name=value} added to its query, unless the query already names it
+     * (the operator's own setting wins).
+     *
+     * @param name  a PgJDBC connection property, e.g. {@code prepareThreshold}
+     * @param value its value, URL-safe as it is (letters, digits, {@code -._})
+     * @throws IllegalArgumentException when the name or value is empty or needs escaping
+     */
+    public DatabaseUrl withDefaultParameter(String name, String value) {
+        if (name == null || value == null || !name.matches("[A-Za-z][A-Za-z0-9_]*") || !value.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("a parameter needs a plain name and value, got " + name + "=" + value);
+        }
+        if (hasParameter(name)) {
+            return this;
+        }
+        String separator = jdbcUrl.indexOf('?') < 0 ? "?" : jdbcUrl.endsWith("?") || jdbcUrl.endsWith("&") ? "" : "&";
+        return new DatabaseUrl(jdbcUrl + separator + name + "=" + value, user, password);
+    }
+
     // URI user info and paths are percent-encoded; '+' is a literal plus there (unlike form encoding).
     private static String percentDecode(String raw, String what) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());

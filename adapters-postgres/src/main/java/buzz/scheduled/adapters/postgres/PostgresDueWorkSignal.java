@@ -1,5 +1,6 @@
 package buzz.scheduled.adapters.postgres;
 
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.service.InProcessDueWorkSignal;
 import java.sql.Connection;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,15 +28,25 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A listener thread waits on {@link PGConnection#getNotifications(int)}, which reads the socket without
  * sending anything, and checks the connection with a round trip only every {@code livenessEvery}. When the
- * connection is lost it reconnects with exponential backoff; meanwhile the dispatcher's own backstop poll is
- * all that wakes it. After every (re)connect it reports a notification without a time, because any
- * notification sent while it was not listening is gone.
+ * connection is lost it reconnects with exponential backoff; meanwhile {@link #listening()} is false (the waiting
+ * dispatcher is woken once as it turns false, so it can shorten its poll), and only this process's own changes
+ * ({@link #dueAt}) and the dispatcher's polling wake it. After every (re)connect it reports a
+ * notification without a time, because any notification sent while it was not listening is gone.
+ *
+ * <p>A {@code LISTEN} that succeeds is not yet proof of hearing anything: through a transaction-mode pooler
+ * (PgBouncer) the session that ran it goes back to the pool at once and its notifications never reach this
+ * connection. So after each {@code LISTEN} the listener sends a test notification over a second connection and
+ * counts as listening only once it hears it back within {@link ListenSettings#selfCheckWithin()}; other nodes
+ * ignore these test payloads. The state is logged once per change (down with the reason, up again with how long
+ * it was down), not once per attempt.
  */
-public final class PostgresDueWorkSignal implements DueWorkSignal {
+public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice {
     /** The channel migration V2 notifies. */
     public static final String CHANNEL = "buzz_scheduled_due";
     /** What the listener's session is called in {@code pg_stat_activity}. */
     public static final String APPLICATION_NAME = "buzz-due-listener";
+    /** How the payload of a listener's test notification starts; every listener ignores such payloads. */
+    static final String SELF_CHECK_PREFIX = "listen-check:";
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresDueWorkSignal.class);
 
@@ -48,21 +60,30 @@ public final class PostgresDueWorkSignal implements DueWorkSignal {
     /**
      * Timing of the listener.
      *
-     * @param firstRetry    wait before the first reconnect attempt
-     * @param maxRetry      longest wait between reconnect attempts (the backoff doubles up to it)
-     * @param livenessEvery how often an idle listening connection is checked with a round trip
+     * @param firstRetry      wait before the first reconnect attempt
+     * @param maxRetry        longest wait between reconnect attempts (the backoff doubles up to it)
+     * @param livenessEvery   how often an idle listening connection is checked with a round trip
+     * @param selfCheckWithin how long after {@code LISTEN} its own test notification must arrive
      */
-    public record ListenSettings(Duration firstRetry, Duration maxRetry, Duration livenessEvery) {
-        /** 250 ms doubling to 30 s between reconnects; a liveness check every 30 s. */
-        public static final ListenSettings DEFAULT =
-                new ListenSettings(Duration.ofMillis(250), Duration.ofSeconds(30), Duration.ofSeconds(30));
+    public record ListenSettings(Duration firstRetry, Duration maxRetry, Duration livenessEvery,
+                                 Duration selfCheckWithin) {
+        /** 250 ms doubling to 30 s between reconnects; a liveness check every 30 s; the test notification within 3 s. */
+        public static final ListenSettings DEFAULT = new ListenSettings(Duration.ofMillis(250), Duration.ofSeconds(30),
+                Duration.ofSeconds(30), Duration.ofSeconds(3));
 
         public ListenSettings {
-            if (firstRetry == null || maxRetry == null || livenessEvery == null || !firstRetry.isPositive()
-                    || maxRetry.compareTo(firstRetry) < 0 || livenessEvery.toMillis() < 1) {
-                throw new IllegalArgumentException("listen settings need 0 < firstRetry <= maxRetry and a liveness"
-                        + " period of at least 1 ms, got " + firstRetry + ", " + maxRetry + ", " + livenessEvery);
+            if (firstRetry == null || maxRetry == null || livenessEvery == null || selfCheckWithin == null
+                    || !firstRetry.isPositive() || maxRetry.compareTo(firstRetry) < 0 || livenessEvery.toMillis() < 1
+                    || selfCheckWithin.toMillis() < 1) {
+                throw new IllegalArgumentException("listen settings need 0 < firstRetry <= maxRetry and liveness and"
+                        + " self-check periods of at least 1 ms, got " + firstRetry + ", " + maxRetry + ", "
+                        + livenessEvery + ", " + selfCheckWithin);
             }
+        }
+
+        /** Settings with the default self-check wait of 3 s. */
+        public ListenSettings(Duration firstRetry, Duration maxRetry, Duration livenessEvery) {
+            this(firstRetry, maxRetry, livenessEvery, Duration.ofSeconds(3));
         }
     }
 
@@ -94,15 +115,28 @@ public final class PostgresDueWorkSignal implements DueWorkSignal {
         return signal;
     }
 
-    /** Opens dedicated connections to {@code url} (never from the pool: LISTEN belongs to one session). */
+    /**
+     * Opens dedicated connections to {@code url} (never from the pool: LISTEN belongs to one session). Give it a
+     * direct URL, not one through a transaction-mode pooler ({@code BUZZ_DIRECT_DATABASE_URL}).
+     */
     public static Connector connectorFor(DatabaseUrl url) {
+        Properties properties = new Properties();
+        properties.setProperty("tcpKeepAlive", "true");
+        properties.setProperty("connectTimeout", "10");
+        return dedicated(url, APPLICATION_NAME, properties);
+    }
+
+    /** Opens connections to {@code url} named {@code applicationName}, with extra driver {@code properties}. */
+    static Connector dedicated(DatabaseUrl url, String applicationName, Properties properties) {
+        Properties copy = new Properties();
+        copy.putAll(properties);
         return () -> {
-            Properties properties = new Properties();
-            url.user().ifPresent(user -> properties.setProperty("user", user));
-            url.password().ifPresent(password -> properties.setProperty("password", password));
-            properties.setProperty("ApplicationName", APPLICATION_NAME);
-            properties.setProperty("tcpKeepAlive", "true");
-            return DriverManager.getConnection(url.jdbcUrl(), properties);
+            Properties connection = new Properties();
+            connection.putAll(copy);
+            url.user().ifPresent(user -> connection.setProperty("user", user));
+            url.password().ifPresent(password -> connection.setProperty("password", password));
+            connection.setProperty("ApplicationName", applicationName);
+            return DriverManager.getConnection(url.jdbcUrl(), connection);
         };
     }
 
@@ -128,9 +162,19 @@ public final class PostgresDueWorkSignal implements DueWorkSignal {
         handOff.wakeUp();
     }
 
-    /** Whether {@code LISTEN} is in effect right now (for readiness and metrics). */
+    /** Whether {@code LISTEN} is in effect right now and heard its own test notification. */
+    @Override
     public boolean listening() {
         return listening;
+    }
+
+    /** This process's own change: hands {@code dueAt} to the waiting dispatcher at once, listening or not. */
+    @Override
+    public void dueAt(Instant dueAt) {
+        if (dueAt == null) {
+            throw new IllegalArgumentException("a due time is needed");
+        }
+        handOff.notifyDue(Optional.of(dueAt));
     }
 
     /** Successful (re)connections so far. */
@@ -167,6 +211,10 @@ public final class PostgresDueWorkSignal implements DueWorkSignal {
 
     private void listenUntilClosed() {
         Duration backoff = settings.firstRetry();
+        long downSinceNanos = 0;
+        boolean down = false;
+        int failedAttempts = 0;
+        boolean everListened = false;
         while (!closed()) {
             Connection connection = null;
             try {
@@ -180,10 +228,19 @@ public final class PostgresDueWorkSignal implements DueWorkSignal {
                     statement.execute("LISTEN " + CHANNEL);
                 }
                 PGConnection pg = connection.unwrap(PGConnection.class);
+                selfCheck(pg);
                 listening = true;
                 connects.incrementAndGet();
                 backoff = settings.firstRetry();
-                LOG.info("listening on {} for due work", CHANNEL);
+                if (down) {
+                    LOG.info("listening on {} for due work again, after {} failed attempt(s) over {} ms", CHANNEL,
+                            failedAttempts, (System.nanoTime() - downSinceNanos) / 1_000_000);
+                } else if (!everListened) {
+                    LOG.info("listening on {} for due work", CHANNEL);
+                }
+                everListened = true;
+                down = false;
+                failedAttempts = 0;
                 handOff.notifyDue(Optional.empty());
                 receive(connection, pg);
             } catch (SQLException | RuntimeException e) {
@@ -191,8 +248,20 @@ public final class PostgresDueWorkSignal implements DueWorkSignal {
                     break;
                 }
                 failures.incrementAndGet();
-                LOG.warn("due-work listener lost its connection ({}); retrying in {} ms, the backstop poll covers"
-                        + " the gap", e.getMessage(), backoff.toMillis());
+                failedAttempts++;
+                if (!down) {
+                    down = true;
+                    downSinceNanos = System.nanoTime();
+                    LOG.warn("due-work listener is down ({}); reconnecting with backoff up to {} s. Meanwhile this"
+                                    + " process still wakes at once for its own changes; other nodes' changes wait for"
+                                    + " the dispatcher's poll", e.getMessage(), settings.maxRetry().toSeconds());
+                    // A sleeping dispatcher re-plans its sleep: while nothing is heard it polls fast.
+                    listening = false;
+                    handOff.wakeUp();
+                } else {
+                    LOG.debug("due-work listener still down ({}); next attempt in {} ms", e.getMessage(),
+                            backoff.toMillis());
+                }
             } finally {
                 listening = false;
                 current = null;
@@ -209,6 +278,45 @@ public final class PostgresDueWorkSignal implements DueWorkSignal {
         LOG.info("due-work listener stopped");
     }
 
+    /**
+     * Sends a test notification over a second connection and waits until this one hears it; notifications that
+     * arrive meanwhile are handed over as usual.
+     *
+     * @throws SQLException when the test notification cannot be sent or does not arrive in time (a transaction-mode
+     *                      pooler in between, most likely)
+     */
+    private void selfCheck(PGConnection pg) throws SQLException {
+        String payload = SELF_CHECK_PREFIX + UUID.randomUUID();
+        try (Connection sender = connector.open(); Statement statement = sender.createStatement()) {
+            sender.setAutoCommit(true);
+            statement.execute("SELECT pg_notify('" + CHANNEL + "', '" + payload + "')");
+        }
+        long deadline = System.nanoTime() + settings.selfCheckWithin().toNanos();
+        while (!closed()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new SQLException("LISTEN " + CHANNEL + " did not hear its own test notification within "
+                        + settings.selfCheckWithin().toMillis() + " ms; is this URL behind a transaction-mode pooler"
+                        + " such as PgBouncer? Point BUZZ_DIRECT_DATABASE_URL at the database itself");
+            }
+            PGNotification[] notifications = pg.getNotifications((int) Math.max(1, left / 1_000_000));
+            boolean heard = false;
+            for (PGNotification notification : notifications == null ? new PGNotification[0] : notifications) {
+                if (!CHANNEL.equals(notification.getName())) {
+                    continue;
+                }
+                if (payload.equals(notification.getParameter())) {
+                    heard = true;
+                } else if (!isSelfCheck(notification.getParameter())) {
+                    handOff.notifyDue(parse(notification.getParameter()));
+                }
+            }
+            if (heard) {
+                return;
+            }
+        }
+    }
+
     /** Hands notifications over until the connection fails or the signal is closed. */
     private void receive(Connection connection, PGConnection pg) throws SQLException {
         int waitMillis = (int) Math.min(Integer.MAX_VALUE, settings.livenessEvery().toMillis());
@@ -216,7 +324,7 @@ public final class PostgresDueWorkSignal implements DueWorkSignal {
             PGNotification[] notifications = pg.getNotifications(waitMillis);
             if (notifications != null && notifications.length > 0) {
                 for (PGNotification notification : notifications) {
-                    if (CHANNEL.equals(notification.getName())) {
+                    if (CHANNEL.equals(notification.getName()) && !isSelfCheck(notification.getParameter())) {
                         handOff.notifyDue(parse(notification.getParameter()));
                     }
                 }
@@ -224,6 +332,11 @@ public final class PostgresDueWorkSignal implements DueWorkSignal {
                 throw new SQLException("the listening connection stopped answering");
             }
         }
+    }
+
+    /** Whether {@code payload} is some listener's test notification (this one's or another node's). */
+    static boolean isSelfCheck(String payload) {
+        return payload != null && payload.startsWith(SELF_CHECK_PREFIX);
     }
 
     /** The payload is the nearest not-before time in Unix epoch milliseconds; anything else means "recompute". */

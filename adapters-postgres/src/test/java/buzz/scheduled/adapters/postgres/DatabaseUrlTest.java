@@ -95,4 +95,28 @@ class DatabaseUrlTest {
                 .doesNotContain("hunter2")
                 .contains("password=***&ssl=true");
     }
+
+    @Test
+    void withDefaultParameter_urlWithoutIt_appendsItToTheQuery() {
+        assertThat(DatabaseUrl.parse("postgres://u@h:6432/db").withDefaultParameter("prepareThreshold", "0").jdbcUrl())
+                .isEqualTo("jdbc:postgresql://h:6432/db?prepareThreshold=0");
+        assertThat(DatabaseUrl.parse("postgres://u@h:6432/db?sslmode=require")
+                .withDefaultParameter("prepareThreshold", "0").jdbcUrl())
+                .isEqualTo("jdbc:postgresql://h:6432/db?sslmode=require&prepareThreshold=0");
+    }
+
+    @Test
+    void withDefaultParameter_operatorSetItAlready_keepsTheOperatorsValue() {
+        DatabaseUrl url = DatabaseUrl.parse("jdbc:postgresql://h:6432/db?user=u&prepareThreshold=5");
+
+        assertThat(url.withDefaultParameter("prepareThreshold", "0")).isEqualTo(url);
+        assertThat(url.hasParameter("prepareThreshold")).isTrue();
+        assertThat(url.hasParameter("prepare")).isFalse();
+    }
+
+    @Test
+    void withDefaultParameter_valueNeedingEscapes_isRefused() {
+        assertThatThrownBy(() -> DatabaseUrl.parse("postgres://u@h/db").withDefaultParameter("options", "a&b"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -62,6 +62,12 @@ class PostgresDueWorkSignalTest {
         return PostgresDueWorkSignal.connectorFor(DatabaseUrl.parse(db.jdbcUrl()));
     }
 
+    /** The same server's {@code postgres} database: notifications never cross databases. */
+    private static PostgresDueWorkSignal.Connector otherDatabase() {
+        return PostgresDueWorkSignal.connectorFor(new DatabaseUrl("jdbc:postgresql://" + db.host() + ":" + db.port()
+                + "/postgres", Optional.of(db.user()), db.password()));
+    }
+
     @Test
     void rowEntersScheduled_notifiedWithItsDueTime() throws SQLException {
         PostgresDueWorkSignal signal = listening(scratch());
@@ -167,8 +173,55 @@ class PostgresDueWorkSignalTest {
         await("the fourth attempt to connect", signal::listening);
 
         assertThat(signal.failures()).isEqualTo(3);
-        assertThat(attempts).hasValue(4);
+        assertThat(attempts).as("three refused, the fourth listens, the fifth sends its test notification").hasValue(5);
         assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.empty()));
+    }
+
+    @Test
+    void listen_thatDoesNotHearItsOwnTestNotification_isNotListening_andKeepsRetrying() {
+        // The test notification goes to another database, as a transaction-mode pooler would lose it.
+        AtomicInteger opened = new AtomicInteger();
+        PostgresDueWorkSignal.Connector listener = scratch();
+        PostgresDueWorkSignal.Connector elsewhere = otherDatabase();
+        PostgresDueWorkSignal signal = new PostgresDueWorkSignal(
+                () -> opened.incrementAndGet() % 2 == 1 ? listener.open() : elsewhere.open(),
+                new ListenSettings(Duration.ofMillis(20), Duration.ofMillis(50), Duration.ofSeconds(30),
+                        Duration.ofMillis(200)));
+        signals.add(signal);
+        signal.start();
+
+        await("three failed self-checks", () -> signal.failures() >= 3);
+
+        assertThat(signal.listening()).isFalse();
+        assertThat(signal.connects()).isZero();
+        assertThat(signal.awaitWork(Duration.ofMillis(10))).as("no recompute before it really listens")
+                .isEqualTo(new Wake.TimedOut());
+    }
+
+    @Test
+    void dueAt_whileTheListenerIsDown_reachesTheWaiterAtOnce() {
+        PostgresDueWorkSignal signal = new PostgresDueWorkSignal(() -> {
+            throw new SQLException("too many connections for role (test)");
+        }, FAST);
+        signals.add(signal);
+        signal.start();
+        await("a failed attempt", () -> signal.failures() >= 1);
+        Instant due = Instant.parse("2030-03-01T10:00:00Z");
+
+        signal.dueAt(due);
+
+        assertThat(signal.listening()).isFalse();
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.of(due)));
+    }
+
+    @Test
+    void anotherListenersTestNotification_isIgnored() throws SQLException {
+        PostgresDueWorkSignal signal = listening(scratch());
+
+        execute("NOTIFY " + PostgresDueWorkSignal.CHANNEL + ", '" + PostgresDueWorkSignal.SELF_CHECK_PREFIX
+                + UUID.randomUUID() + "'");
+
+        assertThat(signal.awaitWork(Duration.ofMillis(500))).isEqualTo(new Wake.TimedOut());
     }
 
     @Test

@@ -44,7 +44,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * monotonic clock from just before the claim was asked, so it can only end before the lease does. The relay adapter
  * checks that deadline when the frame reaches the socket. No database connection is held while the relay is waited
  * for. When nothing is claimable the loop sleeps until the next due time (computed on the store's clock), woken
- * early by the {@link DueWorkSignal}, and never longer than the backstop poll.
+ * early by the {@link DueWorkSignal}, and never longer than the backstop poll, or than {@link #DEAF_POLL} while the
+ * signal is not {@linkplain DueWorkSignal#listening() listening} (other processes' changes then reach this one only
+ * by polling). A failing claim loop logs the failure once with its cause and once more when it recovers.
  *
  * <p>The {@link Finisher} records every outcome with a write fenced by (id, fencing token, revision), renews the
  * leases of what is in flight, and retries its own failed writes within the lease. A reaper returns expired leases
@@ -55,6 +57,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
     /** How long the claim loop waits before looking again when another claimer holds due rows. */
     private static final Duration CONTENDED_PAUSE = Duration.ofMillis(20);
+    /** The longest sleep while the due-work signal does not hear other processes: one second. */
+    static final Duration DEAF_POLL = Duration.ofSeconds(1);
     private static final Comparator<ClaimedMessage> BY_DUE = Comparator.comparing(ClaimedMessage::dueAt);
 
     private final DeliveryStore store;
@@ -214,6 +218,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
 
     private void runClaimLoop() {
         boolean dueButNotClaimed = false;
+        long failures = 0;
+        long failingSince = 0;
         while (!stopping) {
             try {
                 int room = window.awaitRoom(() -> stopping);
@@ -223,6 +229,11 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 int want = Math.min(settings.claimBatch(), window.fitting(room));
                 long asked = System.nanoTime();
                 ClaimedBatch batch = store.claim(want, delivery.lease());
+                if (failures > 0) {
+                    LOG.log(Level.INFO, "claim loop recovered after {0} failed attempt(s) over {1} ms", failures,
+                            (System.nanoTime() - failingSince) / 1_000_000);
+                    failures = 0;
+                }
                 int claimed = batch.messages().size();
                 tally.claimed.addAndGet(claimed);
                 List<ClaimedMessage> messages = batch.messages().stream().sorted(BY_DUE).toList();
@@ -236,7 +247,13 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 dueButNotClaimed = sleepUntilDue(dueButNotClaimed);
             } catch (RuntimeException e) {
                 tally.errors.incrementAndGet();
-                LOG.log(Level.ERROR, "claim loop failed; retrying in " + settings.errorPause(), e);
+                if (failures++ == 0) {
+                    failingSince = System.nanoTime();
+                    LOG.log(Level.ERROR, "claim loop failed; retrying every " + settings.errorPause().toMillis()
+                            + " ms, logged again when it recovers", e);
+                } else {
+                    LOG.log(Level.DEBUG, "claim loop still failing ({0} attempts): {1}", failures, e.toString());
+                }
                 pause(settings.errorPause());
             }
         }
@@ -376,7 +393,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     private boolean sleepUntilDue(boolean dueButNotClaimed) {
         Optional<Instant> next = store.nextDueAt();
         Instant now = store.now();
-        Duration sleep = settings.backstopPoll();
+        Duration sleep = signal.listening() ? settings.backstopPoll()
+                : min(settings.backstopPoll(), DEAF_POLL);
         Instant target = now.plus(sleep);
         if (next.isPresent()) {
             Duration until = Duration.between(now, next.get());
@@ -395,6 +413,10 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         }
         waitForWork(sleep, target);
         return false;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /** Waits up to {@code sleep}; a notification of work not before {@code target} does not end the wait. */

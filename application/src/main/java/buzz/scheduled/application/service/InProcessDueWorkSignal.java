@@ -1,5 +1,6 @@
 package buzz.scheduled.application.service;
 
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,9 +11,11 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A {@link DueWorkSignal} fed from inside the process: whoever learns of nearer work calls {@link #notifyDue}.
  * Used directly where the store cannot notify (the in-memory store), and by signal adapters as the hand-off
- * between their listener thread and the waiting dispatcher. Notifications are sticky until consumed.
+ * between their listener thread and the waiting dispatcher. Notifications are sticky until consumed. As a
+ * {@link DueWorkNotice} it takes the owner side's own changes; it never misses anything, so it is always
+ * {@linkplain #listening() listening}.
  */
-public final class InProcessDueWorkSignal implements DueWorkSignal {
+public final class InProcessDueWorkSignal implements DueWorkSignal, DueWorkNotice {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
     private boolean pending;
@@ -34,6 +37,15 @@ public final class InProcessDueWorkSignal implements DueWorkSignal {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Same as {@code notifyDue(Optional.of(dueAt))}. */
+    @Override
+    public void dueAt(Instant dueAt) {
+        if (dueAt == null) {
+            throw new IllegalArgumentException("a due time is needed");
+        }
+        notifyDue(Optional.of(dueAt));
     }
 
     @Override

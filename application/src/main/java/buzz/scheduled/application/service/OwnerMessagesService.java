@@ -9,12 +9,13 @@ import buzz.scheduled.application.port.in.ScheduleMessageUseCase;
 import buzz.scheduled.application.port.in.SendNowUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
-import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Admission;
@@ -24,6 +25,7 @@ import buzz.scheduled.domain.schedule.OwnerOutcome;
 import buzz.scheduled.domain.schedule.Refusal;
 import buzz.scheduled.domain.schedule.RefusalCode;
 import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Instant;
 import java.util.Optional;
@@ -34,6 +36,11 @@ import java.util.function.Function;
  * the rules in SPEC §3.1 order — event validity, ownership, kind/channel/size/expiration, time, then what the
  * relay's NIP-11 limitation refuses ({@link RelayAdmission}), then tombstone, access and limits — and stores
  * nothing on any refusal.
+ *
+ * <p>"Now" is the store's clock ({@link StoreClock}), the clock delivery decides on, never this host's own: a host
+ * whose clock drifts neither refuses events due within the drift nor dates a send-now away from the database's now.
+ * Every committed create, edit and send-now tells this process's dispatcher its due time ({@link DueWorkNotice}),
+ * so it is picked up at once even while the database's own notifications do not arrive.
  */
 public final class OwnerMessagesService implements ScheduleMessageUseCase, ReviseMessageUseCase,
         CancelMessageUseCase, SendNowUseCase, GetMessageUseCase, ListMessagesUseCase {
@@ -45,25 +52,40 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     private final EventSignatures signatures;
     private final AccessPolicy access;
     private final ScheduleIdSource ids;
-    private final WallClock clock;
+    private final StoreClock clock;
+    private final DueWorkNotice dueWork;
     private final SchedulingSettings settings;
     private final RelayAdmission relay;
 
-    /** The service without knowledge of the relay's limits ({@link RelayLimits#UNKNOWN}). */
+    /**
+     * The service without knowledge of the relay's limits ({@link RelayLimits#UNKNOWN}).
+     *
+     * @param clock   the store's clock, for every due-time decision
+     * @param dueWork told the due time of every committed create, edit and send-now
+     */
     public OwnerMessagesService(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
-                                ScheduleIdSource ids, WallClock clock, SchedulingSettings settings) {
-        this(store, signatures, access, ids, clock, settings, RelayLimits.UNKNOWN);
+                                ScheduleIdSource ids, StoreClock clock, DueWorkNotice dueWork,
+                                SchedulingSettings settings) {
+        this(store, signatures, access, ids, clock, dueWork, settings, RelayLimits.UNKNOWN);
     }
 
-    /** @param relayLimits the relay's NIP-11 limitation, read on every admission and send-now */
+    /**
+     * @param clock       the store's clock, for every due-time decision
+     * @param dueWork     told the due time of every committed create, edit and send-now
+     * @param relayLimits the relay's NIP-11 limitation, read on every admission and send-now
+     */
     public OwnerMessagesService(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
-                                ScheduleIdSource ids, WallClock clock, SchedulingSettings settings,
-                                RelayLimits relayLimits) {
+                                ScheduleIdSource ids, StoreClock clock, DueWorkNotice dueWork,
+                                SchedulingSettings settings, RelayLimits relayLimits) {
+        if (clock == null || dueWork == null) {
+            throw new IllegalArgumentException("the owner service needs the store's clock and a due-work notice");
+        }
         this.store = store;
         this.signatures = signatures;
         this.access = access;
         this.ids = ids;
         this.clock = clock;
+        this.dueWork = dueWork;
         this.settings = settings;
         this.relay = new RelayAdmission(relayLimits, settings.relayWindow());
     }
@@ -86,7 +108,10 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         CreateResult created = store.create(message, new ScheduleStore.IdempotencyKey(command.owner(), key),
                 settings.limits());
         return switch (created) {
-            case CreateResult.Created c -> new ScheduleResult.Created(c.message());
+            case CreateResult.Created c -> {
+                dueWork.dueAt(c.message().dueAt());
+                yield new ScheduleResult.Created(c.message());
+            }
             case CreateResult.Replayed r -> new ScheduleResult.Replayed(r.message());
             case CreateResult.IdempotencyConflict c -> new ScheduleResult.IdempotencyConflict(
                     "idempotency key was used for event " + c.existingEventId() + " (message " + c.existing()
@@ -174,6 +199,10 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
                             : store.replace(current, changed.message())
                                     ? Optional.of(new OwnerChangeResult.Done(changed.message())) : Optional.empty();
                     if (written.isPresent()) {
+                        if (written.get() instanceof OwnerChangeResult.Done done
+                                && done.message().state() instanceof ScheduleState.Scheduled) {
+                            dueWork.dueAt(done.message().dueAt());
+                        }
                         return written.get();
                     }
                 }

@@ -1,12 +1,13 @@
 package buzz.scheduled.application.fakes;
 
+import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.application.port.out.WallClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock tests set and advance by hand. Thread-safe. */
-public final class SettableClock implements WallClock {
+/** A clock tests set and advance by hand, as this host's clock and as the store's (no skew). Thread-safe. */
+public final class SettableClock implements WallClock, StoreClock {
     private final AtomicReference<Instant> now;
 
     public SettableClock(Instant start) {

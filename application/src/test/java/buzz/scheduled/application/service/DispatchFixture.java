@@ -14,6 +14,7 @@ import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Admission;
@@ -75,7 +76,8 @@ final class DispatchFixture implements AutoCloseable {
 
     /** The owner's routes over this world's store, access policy, clock and ids; every signature counts as valid. */
     OwnerMessagesService owners() {
-        return new OwnerMessagesService(store, new FakeEventSignatures(), access, ids, clock, new SchedulingSettings(
+        return new OwnerMessagesService(store, new FakeEventSignatures(), access, ids, clock,
+                DueWorkNotice.NONE, new SchedulingSettings(
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                         Duration.ofDays(120)),
                 new ScheduleStore.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)));

@@ -59,6 +59,22 @@ class DispatcherWakeUpTest {
     }
 
     @Test
+    void idle_whileTheSignalDoesNotHearOtherProcesses_pollsEverySecond_andGoesBackToTheBackstopWhenItDoes() {
+        signal.listening(false);
+        fx.start(delivery, signal, settings);
+
+        Await.until("two sleeps", () -> signal.waits().size() == 2 && signal.sleeping());
+        assertThat(signal.waits()).allSatisfy(wait -> assertThat(wait)
+                .isPositive().isLessThanOrEqualTo(Dispatcher.DEAF_POLL));
+        assertThat(delivery.claimCalls.get()).as("one claim per fast poll").isGreaterThanOrEqualTo(2);
+
+        signal.listening(true);
+        Await.until("a backstop-long sleep once the signal hears again", () -> signal.sleeping()
+                && signal.waits().get(signal.waits().size() - 1).compareTo(Duration.ofSeconds(29)) >= 0);
+        assertThat(signal.waits().get(signal.waits().size() - 1)).isLessThanOrEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
     void futureWork_sleeps_untilItsDueTimeOnTheStoreClock() {
         fx.schedule(T0.plusSeconds(10), "later");
 

@@ -78,4 +78,12 @@ class InProcessDueWorkSignalTest {
 
         assertThat(signal.awaitWork(Duration.ofSeconds(Long.MAX_VALUE))).isInstanceOf(Wake.Notified.class);
     }
+
+    @Test
+    void dueAt_fromTheOwnerSide_endsTheWaitWithThatTime_andTheSignalAlwaysListens() {
+        signal.dueAt(T.plusSeconds(3));
+
+        assertThat(signal.awaitWork(Duration.ofSeconds(30))).isEqualTo(new Wake.Notified(Optional.of(T.plusSeconds(3))));
+        assertThat(signal.listening()).isTrue();
+    }
 }

@@ -26,7 +26,9 @@ import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 class OwnerMessagesServiceTest {
@@ -36,8 +38,9 @@ class OwnerMessagesServiceTest {
     private final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
     private final FakeEventSignatures signatures = new FakeEventSignatures();
     private final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
+    private final List<Instant> notices = new CopyOnWriteArrayList<>();
     private final OwnerMessagesService service = new OwnerMessagesService(store, signatures, access,
-            new SequentialScheduleIds(), clock, new SchedulingSettings(
+            new SequentialScheduleIds(), clock, notices::add, new SchedulingSettings(
                     new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                             Duration.ofDays(120)),
                     new ScheduleStore.CreateLimits(3, 2, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
@@ -276,5 +279,24 @@ class OwnerMessagesServiceTest {
             assertThat(done.message().dueAt()).isEqualTo(NOW);
             assertThat(done.message().event()).contains(resigned);
         });
+    }
+
+    @Test
+    void committedCreateEditAndSendNow_tellTheLocalDispatcherTheirDueTimes_refusalsReplaysAndCancelsDoNot() {
+        NostrEvent event = TestEvents.at(NOW.getEpochSecond() + 600).build();
+        ScheduledMessage message = created(event);
+        service.schedule(new ScheduleMessageCommand(event.pubkey(), event, Optional.empty()));
+        service.schedule(new ScheduleMessageCommand(event.pubkey(), TestEvents.at(NOW.getEpochSecond() - 1).build(),
+                Optional.empty()));
+        service.revise(new ReviseMessageCommand(TestEvents.ALICE, message.id(),
+                TestEvents.at(NOW.getEpochSecond() + 700).content("edited").build(), Revision.FIRST));
+        clock.advance(Duration.ofSeconds(5));
+        service.sendNow(new SendNowCommand(TestEvents.ALICE, message.id(), Optional.empty()));
+        ScheduledMessage other = created(TestEvents.at(NOW.getEpochSecond() + 800).content("other").build());
+        service.cancel(new CancelMessageCommand(TestEvents.ALICE, other.id()));
+
+        assertThat(notices).containsExactly(Instant.ofEpochSecond(NOW.getEpochSecond() + 600),
+                Instant.ofEpochSecond(NOW.getEpochSecond() + 700), NOW.plusSeconds(5),
+                Instant.ofEpochSecond(NOW.getEpochSecond() + 800));
     }
 }

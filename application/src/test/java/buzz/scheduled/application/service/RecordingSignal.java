@@ -15,6 +15,17 @@ final class RecordingSignal implements DueWorkSignal {
     private final AtomicInteger waiting = new AtomicInteger();
 
     private final AtomicInteger failures = new AtomicInteger();
+    private volatile boolean listening = true;
+
+    /** What {@link #listening()} answers from now on (false: a LISTEN connection that is down). */
+    void listening(boolean hears) {
+        listening = hears;
+    }
+
+    @Override
+    public boolean listening() {
+        return listening;
+    }
 
     /** The next {@code n} waits throw (a broken listener). */
     void failNextWaits(int n) {

@@ -14,6 +14,7 @@ import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleMessage
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
 import buzz.scheduled.application.port.in.SendNowUseCase.SendNowCommand;
 import buzz.scheduled.application.port.out.RelayLimits.Limitation;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.AdmissionRules;
@@ -38,7 +39,7 @@ class RelayAdmissionTest {
     private final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
     private final AtomicReference<Limitation> relayLimits = new AtomicReference<>(Limitation.NONE);
     private final OwnerMessagesService service = new OwnerMessagesService(store, new FakeEventSignatures(),
-            new ScriptedAccessPolicy(), new SequentialScheduleIds(), clock, new SchedulingSettings(
+            new ScriptedAccessPolicy(), new SequentialScheduleIds(), clock, DueWorkNotice.NONE, new SchedulingSettings(
                     new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                             Duration.ofDays(120)),
                     new ScheduleStore.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)),

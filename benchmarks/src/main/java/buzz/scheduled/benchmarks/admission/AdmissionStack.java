@@ -10,6 +10,7 @@ import buzz.scheduled.adapters.postgres.PostgresDataSources;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.adapters.postgres.SchemaMigrator;
 import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
@@ -76,8 +77,9 @@ final class AdmissionStack implements AutoCloseable {
             SchedulingSettings scheduling = new SchedulingSettings(
                     new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, HORIZON),
                     new CreateLimits(UNLIMITED, UNLIMITED, Duration.ofMinutes(5)), Duration.ofSeconds(900));
+            // Same host as the database: its clock stands in for the store's, and no dispatcher needs waking.
             OwnerMessagesService owner = new OwnerMessagesService(store, signatures, new RelayDecidesAccess(), ids,
-                    clock, scheduling);
+                    clock::now, DueWorkNotice.NONE, scheduling);
             int port = freeLoopbackPort();
             URI baseUrl = URI.create("http://127.0.0.1:" + port);
             HttpSettings settings = HttpSettings.of(true, baseUrl, HORIZON, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,

@@ -38,6 +38,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
 
     public static final String BUZZ_SCHEDULED_MESSAGES = "BUZZ_SCHEDULED_MESSAGES";
     public static final String DATABASE_URL = "DATABASE_URL";
+    public static final String BUZZ_DIRECT_DATABASE_URL = "BUZZ_DIRECT_DATABASE_URL";
     public static final String BUZZ_DATA_DIR = "BUZZ_DATA_DIR";
     public static final String RELAY_URL = "RELAY_URL";
     public static final String BUZZ_RELAY_AUTH_URL = "BUZZ_RELAY_AUTH_URL";
@@ -73,7 +74,8 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public static final String BUZZ_CORS_ORIGINS = "BUZZ_CORS_ORIGINS";
 
     /** Every variable this configuration reads, for documentation and diagnostics. */
-    public static final Set<String> VARIABLES = Set.of(BUZZ_SCHEDULED_MESSAGES, DATABASE_URL, BUZZ_DATA_DIR, RELAY_URL, BUZZ_RELAY_AUTH_URL,
+    public static final Set<String> VARIABLES = Set.of(BUZZ_SCHEDULED_MESSAGES, DATABASE_URL, BUZZ_DIRECT_DATABASE_URL,
+            BUZZ_DATA_DIR, RELAY_URL, BUZZ_RELAY_AUTH_URL,
             HTTP_HOST, HTTP_PORT, PUBLIC_BASE_URL, SIDECAR_SECRET_KEY_FILE, RELAY_OPERATOR_PUBKEYS, BUZZ_ACCESS_POLICY,
             BUZZ_ACCESS_URL, BUZZ_RELAY_PUBKEY, BUZZ_MAX_HORIZON_DAYS, BUZZ_MAX_LATENESS_SECONDS, BUZZ_RELAY_MAX_FUTURE_SECONDS,
             BUZZ_MAX_PENDING_PER_OWNER, BUZZ_ALLOWED_KINDS, BUZZ_DB_POOL_SIZE, BUZZ_LEASE_SECONDS,
@@ -107,15 +109,15 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
         Path dataDirectory = env.path(BUZZ_DATA_DIR, Path.of("var"));
 
         Optional<String> databaseUrl = env.text(DATABASE_URL);
-        databaseUrl.ifPresent(url -> {
-            String lower = url.toLowerCase(Locale.ROOT);
-            if (!lower.startsWith("postgres://") && !lower.startsWith("postgresql://")
-                    && !lower.startsWith("jdbc:postgresql:")) {
-                throw new InvalidConfigurationException(DATABASE_URL, DATABASE_URL
-                        + " must be postgres://user:pass@host:port/db or a jdbc:postgresql: URL (unset it to use the"
-                        + " embedded database under " + BUZZ_DATA_DIR + ")");
-            }
-        });
+        databaseUrl.ifPresent(url -> requirePostgresUrl(DATABASE_URL, url, " (unset it to use the embedded database"
+                + " under " + BUZZ_DATA_DIR + ")"));
+        Optional<String> directUrl = env.text(BUZZ_DIRECT_DATABASE_URL);
+        directUrl.ifPresent(url -> requirePostgresUrl(BUZZ_DIRECT_DATABASE_URL, url, ""));
+        if (directUrl.isPresent() && databaseUrl.isEmpty()) {
+            throw new InvalidConfigurationException(BUZZ_DIRECT_DATABASE_URL, BUZZ_DIRECT_DATABASE_URL
+                    + " is set but " + DATABASE_URL + " is not: the direct URL is the unpooled way to the database"
+                    + " that " + DATABASE_URL + " names (the embedded database needs neither)");
+        }
         int poolSize = (int) env.integer(BUZZ_DB_POOL_SIZE, 10, 2, 200, "connections");
 
         String host = env.text(HTTP_HOST, "127.0.0.1");
@@ -192,7 +194,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                 env.seconds(BUZZ_SHUTDOWN_GRACE_SECONDS, 15, 0, 600),
                 Duration.ofDays(env.integer(BUZZ_RETENTION_DAYS, 7, 1, 3650, "days")));
 
-        return new SidecarConfig(enabled, dataDirectory, new Database(databaseUrl, poolSize),
+        return new SidecarConfig(enabled, dataDirectory, new Database(databaseUrl, directUrl, poolSize),
                 new Http(host, port, URI.create(withoutSlash)), new Relay(relayUrl, relayAuthUrl, keyFile,
                         informationRefresh),
                 new Access(operators, policy, accessUrl, relayPubkey, nip29PageSize), limits, delivery, operations(env));
@@ -292,6 +294,15 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                 delivery.reapGrace(), limits.maxLateness(), new Backoff(delivery.retryBase(), delivery.retryMax(), jitter));
     }
 
+    private static void requirePostgresUrl(String variable, String url, String hint) {
+        String lower = url.toLowerCase(Locale.ROOT);
+        if (!lower.startsWith("postgres://") && !lower.startsWith("postgresql://")
+                && !lower.startsWith("jdbc:postgresql:")) {
+            throw new InvalidConfigurationException(variable, variable
+                    + " must be postgres://user:pass@host:port/db or a jdbc:postgresql: URL" + hint);
+        }
+    }
+
     private static Set<PublicKey> operatorKeys(EnvironmentReader env) {
         Set<PublicKey> keys = new LinkedHashSet<>();
         for (String item : env.text(RELAY_OPERATOR_PUBKEYS, "").split(",")) {
@@ -368,13 +379,19 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     }
 
     /**
-     * @param url      {@code DATABASE_URL}, or empty for the embedded PostgreSQL under the data directory
-     * @param poolSize {@code BUZZ_DB_POOL_SIZE}: most connections the pool opens (default 10)
+     * @param url       {@code DATABASE_URL}, or empty for the embedded PostgreSQL under the data directory; the pool's
+     *                  connections, which may go through a transaction-mode pooler such as PgBouncer
+     * @param directUrl {@code BUZZ_DIRECT_DATABASE_URL}: a direct (session) connection for {@code LISTEN} and
+     *                  migrations; empty: {@code url} is direct too. Only with {@code url}
+     * @param poolSize  {@code BUZZ_DB_POOL_SIZE}: most connections the pool opens (default 10)
      */
-    public record Database(Optional<String> url, int poolSize) {
+    public record Database(Optional<String> url, Optional<String> directUrl, int poolSize) {
         public Database {
-            if (url == null || poolSize < 1) {
-                throw new IllegalArgumentException("database configuration needs a url option and a positive pool size");
+            if (url == null || directUrl == null || poolSize < 1) {
+                throw new IllegalArgumentException("database configuration needs url options and a positive pool size");
+            }
+            if (directUrl.isPresent() && url.isEmpty()) {
+                throw new IllegalArgumentException("a direct database URL needs a database URL");
             }
         }
     }

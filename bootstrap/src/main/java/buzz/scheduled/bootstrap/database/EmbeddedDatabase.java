@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * Starting recovers from a previous run killed with SIGKILL: a PostgreSQL still running on the same cluster (an
  * orphan, found through {@code postmaster.pid}) is stopped, a stale {@code postmaster.pid} is removed, and a
  * cluster whose {@code initdb} never finished is set aside as {@code pgdata.incomplete-N} and made again.
- * {@link #close()} stops the server; callers register it in a shutdown hook.
+ * While it runs, a {@link PostmasterWatch} restarts the server if it dies under the sidecar, and reports a
+ * {@linkplain #failure() failure} once it gives up. {@link #close()} stops the server; callers register it in a
+ * shutdown hook.
  */
 public final class EmbeddedDatabase implements AutoCloseable {
 
@@ -64,14 +66,27 @@ public final class EmbeddedDatabase implements AutoCloseable {
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final Duration stopWait;
+    private final Optional<PostmasterWatch> watch;
 
     private EmbeddedDatabase(EmbeddedPostgres postgres, Path pgdata, FileChannel lockChannel, FileLock lock,
-                             Duration stopWait) {
+                             Duration stopWait, Duration startupWait, Path log) {
         this.postgres = postgres;
         this.pgdata = pgdata;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.stopWait = stopWait;
+        Optional<ProcessHandle> postmaster;
+        try {
+            postmaster = PostmasterPidFile.read(pgdata).flatMap(file -> ProcessHandle.of(file.pid()));
+        } catch (IOException | RuntimeException e) {
+            postmaster = Optional.empty();
+        }
+        if (postmaster.isEmpty()) {
+            LOG.warn("cannot find the embedded PostgreSQL's postmaster through {}; it will not be restarted if it dies",
+                    PostmasterPidFile.NAME);
+        }
+        this.watch = postmaster.map(process -> new PostmasterWatch(process, pgdata, postgres.getPort(), jdbcUrl(),
+                log.toFile(), startupWait));
     }
 
     /**
@@ -135,7 +150,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
                     .setServerConfig("log_rotation_age", "1d")
                     .setDataDirectoryCustomizer(cluster -> markInitdbComplete(cluster.toPath()))
                     .start();
-            return new EmbeddedDatabase(postgres, pgdata, lockChannel, lock, stopWait);
+            return new EmbeddedDatabase(postgres, pgdata, lockChannel, lock, stopWait, startupWait, log);
         } catch (IOException | RuntimeException e) {
             releaseQuietly(lock, lockChannel);
             throw e;
@@ -158,11 +173,20 @@ public final class EmbeddedDatabase implements AutoCloseable {
     }
 
     /**
+     * Why the server is gone for good: it died and could not be restarted (or died too often), so the sidecar cannot
+     * do its job and {@code GET /healthz} fails. Empty while it runs, and while a restart is in progress.
+     */
+    public Optional<String> failure() {
+        return watch.map(PostmasterWatch::failure).orElse(Optional.empty());
+    }
+
+    /**
      * Stops the server (fast shutdown: open sessions are ended) and waits until it is gone, then releases the data
      * directory. Idempotent.
      */
     @Override
     public void close() {
+        watch.ifPresent(PostmasterWatch::close);
         Optional<ProcessHandle> postmaster = Optional.empty();
         try {
             postmaster = PostmasterPidFile.read(pgdata).flatMap(file -> ProcessHandle.of(file.pid()));

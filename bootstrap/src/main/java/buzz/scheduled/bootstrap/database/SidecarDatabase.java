@@ -16,8 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The database the sidecar runs on: a connection pool to {@code DATABASE_URL}, or, when it is unset, to an
- * {@link EmbeddedDatabase} under {@code BUZZ_DATA_DIR} that this object starts and stops. Closing closes the pool
- * first, then stops the embedded server.
+ * {@link EmbeddedDatabase} under {@code BUZZ_DATA_DIR} that this object starts and stops. With
+ * {@code BUZZ_DIRECT_DATABASE_URL} (the way round a transaction-mode pooler such as PgBouncer), migrations and
+ * {@code LISTEN} use that URL and the pool's connections make no named server-side prepared statements (see
+ * {@link DatabaseUrls}). Closing closes the pool first, then stops the embedded server.
  */
 public final class SidecarDatabase implements AutoCloseable {
 
@@ -27,16 +29,19 @@ public final class SidecarDatabase implements AutoCloseable {
     /** How long an orphaned embedded server may take to stop. */
     static final Duration EMBEDDED_STOP_WAIT = Duration.ofSeconds(20);
 
+    /** Connections the migration pool on a separate direct URL may open (Flyway uses two: the lock and the work). */
+    private static final int MIGRATION_CONNECTIONS = 3;
+
     private final HikariDataSource pool;
     private final Optional<EmbeddedDatabase> embedded;
-    private final DatabaseUrl url;
+    private final DatabaseUrls urls;
     private final String description;
 
-    private SidecarDatabase(HikariDataSource pool, Optional<EmbeddedDatabase> embedded, DatabaseUrl url,
+    private SidecarDatabase(HikariDataSource pool, Optional<EmbeddedDatabase> embedded, DatabaseUrls urls,
                             String description) {
         this.pool = pool;
         this.embedded = embedded;
-        this.url = url;
+        this.urls = urls;
         this.description = description;
     }
 
@@ -44,34 +49,45 @@ public final class SidecarDatabase implements AutoCloseable {
      * Opens the pool, starting the embedded server first when {@code DATABASE_URL} is unset. The pool connects
      * eagerly, so a wrong URL or an unreachable server fails here.
      *
-     * @throws InvalidConfigurationException naming {@code DATABASE_URL} when it cannot be parsed
+     * @throws InvalidConfigurationException naming {@code DATABASE_URL} or {@code BUZZ_DIRECT_DATABASE_URL} when
+     *                                       it cannot be parsed
      * @throws IOException                   when the embedded server cannot be started
      */
     public static SidecarDatabase open(SidecarConfig config) throws IOException {
         PoolSettings pool = new PoolSettings(config.database().poolSize(), Duration.ofSeconds(5), "buzz-postgres");
         Optional<String> url = config.database().url();
         if (url.isPresent()) {
-            DatabaseUrl parsed;
-            try {
-                parsed = DatabaseUrl.parse(url.get());
-            } catch (IllegalArgumentException e) {
-                throw new InvalidConfigurationException(SidecarConfig.DATABASE_URL,
-                        SidecarConfig.DATABASE_URL + " is not usable: " + e.getMessage());
+            DatabaseUrl pooled = parse(SidecarConfig.DATABASE_URL, url.get());
+            DatabaseUrls urls = config.database().directUrl()
+                    .map(direct -> DatabaseUrls.pooledAndDirect(pooled,
+                            parse(SidecarConfig.BUZZ_DIRECT_DATABASE_URL, direct)))
+                    .orElse(DatabaseUrls.same(pooled));
+            if (urls.separateDirect()) {
+                LOG.info("connecting the pool to {}; LISTEN and migrations to {}", urls.pooled(), urls.direct());
+            } else {
+                LOG.info("connecting to {}", pooled);
             }
-            LOG.info("connecting to {}", parsed);
-            return new SidecarDatabase(PostgresDataSources.create(parsed, pool), Optional.empty(), parsed,
-                    parsed.toString());
+            return new SidecarDatabase(PostgresDataSources.create(urls.pooled(), pool), Optional.empty(), urls,
+                    urls.pooled().toString());
         }
         EmbeddedDatabase embedded = EmbeddedDatabase.start(config.dataDirectory(), EMBEDDED_STARTUP_WAIT,
                 EMBEDDED_STOP_WAIT);
         try {
             DatabaseUrl parsed = DatabaseUrl.parse(embedded.jdbcUrl());
             HikariDataSource dataSource = PostgresDataSources.create(parsed, pool);
-            return new SidecarDatabase(dataSource, Optional.of(embedded), parsed,
+            return new SidecarDatabase(dataSource, Optional.of(embedded), DatabaseUrls.same(parsed),
                     "embedded PostgreSQL on port " + embedded.port() + " in " + embedded.pgdata());
         } catch (RuntimeException e) {
             embedded.close();
             throw e;
+        }
+    }
+
+    private static DatabaseUrl parse(String variable, String text) {
+        try {
+            return DatabaseUrl.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigurationException(variable, variable + " is not usable: " + e.getMessage());
         }
     }
 
@@ -80,9 +96,18 @@ public final class SidecarDatabase implements AutoCloseable {
         return pool;
     }
 
-    /** Where the pool connects (for components that need a dedicated connection, such as LISTEN). */
-    public DatabaseUrl url() {
-        return url;
+    /** Where the pool connects, and where {@code LISTEN} and migrations do. */
+    public DatabaseUrls urls() {
+        return urls;
+    }
+
+    /**
+     * Why this sidecar's database is gone for good (its embedded server died and could not be restarted), for
+     * {@code GET /healthz}; empty while it can work (always, with {@code DATABASE_URL}: an external database's
+     * outage is a readiness matter).
+     */
+    public Optional<String> failure() {
+        return embedded.flatMap(EmbeddedDatabase::failure).map(reason -> "the embedded PostgreSQL " + reason);
     }
 
     /** The embedded server, when this sidecar runs one. */
@@ -96,9 +121,17 @@ public final class SidecarDatabase implements AutoCloseable {
      * @throws buzz.scheduled.adapters.postgres.SchemaNewerThanBinaryException when a newer build migrated the database
      */
     public SchemaMigrator.MigrationReport migrate() {
-        SchemaMigrator.MigrationReport report = new SchemaMigrator(pool).migrate();
+        SchemaMigrator.MigrationReport report;
+        if (urls.separateDirect()) {
+            try (HikariDataSource direct = PostgresDataSources.create(urls.direct(),
+                    new PoolSettings(MIGRATION_CONNECTIONS, Duration.ofSeconds(10), "buzz-migrate"))) {
+                report = new SchemaMigrator(direct).migrate();
+            }
+        } else {
+            report = new SchemaMigrator(pool).migrate();
+        }
         LOG.info("database schema at version {} ({} migration(s) applied now) on {}", report.schemaVersion(),
-                report.applied(), description);
+                report.applied(), urls.separateDirect() ? urls.direct().toString() : description);
         return report;
     }
 

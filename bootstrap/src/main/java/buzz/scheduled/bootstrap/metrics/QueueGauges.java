@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap.metrics;
 
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.in.QueueStatsUseCase;
 import buzz.scheduled.application.port.in.QueueStatsUseCase.QueueFigures;
 import buzz.scheduled.application.port.in.QueueStatsUseCase.Links;
@@ -10,6 +11,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
@@ -21,22 +27,30 @@ import java.util.function.ToDoubleFunction;
  * overdue due time {@code buzz_oldest_overdue_due_timestamp_seconds}, and the connections
  * ({@code buzz_relay_connected}, {@code buzz_due_listener_active}, {@code buzz_nip29_in_sync}). A timestamp with
  * nothing to show (nothing overdue, nothing waiting) is {@code NaN}. A store that cannot answer gives
- * {@code buzz_reservations_up 0} and {@code NaN} figures instead of failing the scrape.
+ * {@code buzz_reservations_up 0} and {@code NaN} figures instead of failing the scrape; while the database watch
+ * says the database is down the figures are not asked for, and a read that takes longer than {@link #READ_WAIT_NANOS}
+ * is left to finish for a later scrape, so a scrape never waits for the pool's timeout.
  */
 public final class QueueGauges {
     /** How long one read of the figures serves the gauges: one second. */
     static final long MAX_AGE_NANOS = 1_000_000_000L;
+    /** Longest a scrape waits for the figures: half a second. */
+    static final long READ_WAIT_NANOS = 500_000_000L;
+    private static final Executor VIRTUAL = command -> Thread.ofVirtual().name("queue-gauges").start(command);
     private static final List<String> STATES =
             List.of("scheduled", "claimed", "sending", "published", "cancelled", "failed");
 
     private final QueueStatsUseCase source;
+    private final DatabaseStatusUseCase database;
     private final LongSupplier nanoTime;
     private Optional<QueueStats> cached = Optional.empty();
     private long readAt;
     private boolean fresh;
+    private CompletableFuture<QueueStats> reading;
 
-    private QueueGauges(QueueStatsUseCase source, LongSupplier nanoTime) {
+    QueueGauges(QueueStatsUseCase source, DatabaseStatusUseCase database, LongSupplier nanoTime) {
         this.source = source;
+        this.database = database;
         this.nanoTime = nanoTime;
     }
 
@@ -45,9 +59,9 @@ public final class QueueGauges {
      *
      * @param nip29 whether the NIP-29 feed gauge applies (the access policy is {@code nip29})
      */
-    public static QueueGauges register(MeterRegistry registry, QueueStatsUseCase source, LinkStatus links,
-                                       boolean nip29) {
-        QueueGauges gauges = new QueueGauges(source, System::nanoTime);
+    public static QueueGauges register(MeterRegistry registry, QueueStatsUseCase source,
+                                       DatabaseStatusUseCase database, LinkStatus links, boolean nip29) {
+        QueueGauges gauges = new QueueGauges(source, database, System::nanoTime);
         for (String state : STATES) {
             gauges.gauge(registry, "buzz.messages", "Scheduled messages in the store, by state.",
                     figures -> figures.byState().getOrDefault(state, 0L)).tag("state", state).register(registry);
@@ -101,17 +115,36 @@ public final class QueueGauges {
                 .strongReference(true).register(registry);
     }
 
-    /** The figures, read again when the last read is older than a second; empty when the read failed. */
+    /**
+     * The figures, read again when the last read is older than a second; empty when the database is known to be down,
+     * the read failed, or it did not answer within {@link #READ_WAIT_NANOS} (it then goes on, and a later scrape takes
+     * its answer instead of starting another).
+     */
     synchronized Optional<QueueStats> current() {
         long now = nanoTime.getAsLong();
-        if (!fresh || now - readAt > MAX_AGE_NANOS) {
-            try {
-                cached = Optional.of(source.stats());
-            } catch (RuntimeException e) {
-                cached = Optional.empty();
-            }
-            readAt = now;
-            fresh = true;
+        if (fresh && now - readAt <= MAX_AGE_NANOS) {
+            return cached;
+        }
+        readAt = now;
+        fresh = true;
+        if (reading == null && database.databaseStatus().health() == DatabaseStatusUseCase.Health.DOWN) {
+            cached = Optional.empty();
+            return cached;
+        }
+        if (reading == null) {
+            reading = CompletableFuture.supplyAsync(source::stats, VIRTUAL);
+        }
+        try {
+            cached = Optional.of(reading.get(READ_WAIT_NANOS, TimeUnit.NANOSECONDS));
+            reading = null;
+        } catch (TimeoutException e) {
+            cached = Optional.empty();
+        } catch (ExecutionException e) {
+            cached = Optional.empty();
+            reading = null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            cached = Optional.empty();
         }
         return cached;
     }

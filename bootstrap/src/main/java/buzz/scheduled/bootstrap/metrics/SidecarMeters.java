@@ -1,8 +1,9 @@
 package buzz.scheduled.bootstrap.metrics;
 
+import buzz.scheduled.adapters.relay.RelayClient;
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
 import buzz.scheduled.application.port.in.DeliveryCountsUseCase.DeliveryCounts;
-import buzz.scheduled.adapters.relay.RelayClient;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,7 +23,9 @@ import java.util.function.ToLongFunction;
 /**
  * The sidecar's one meter registry (Micrometer, rendered by {@code GET /metrics} in Prometheus text format) with
  * what every process reports: JVM memory, GC, threads, classes, CPU, file descriptors and uptime (Micrometer's
- * binders), {@code buzz_build_info{version}}, and the dispatcher's counters {@code buzz_delivery_*_total}.
+ * binders), {@code buzz_build_info{version}}, the dispatcher's counters {@code buzz_delivery_*_total}, the relay
+ * client's {@code buzz_relay_*_total} and the database watch's {@code buzz_database_up} and
+ * {@code buzz_clock_skew_seconds}.
  */
 public final class SidecarMeters {
     private SidecarMeters() {
@@ -67,6 +70,22 @@ public final class SidecarMeters {
         counter(registry, source, "reaped", "Expired claims returned by this process's reaper.",
                 DeliveryCounts::reaped);
         counter(registry, source, "errors", "Unexpected delivery failures (each logged).", DeliveryCounts::errors);
+    }
+
+    /**
+     * Registers the database watch's gauges, read from memory: {@code buzz_database_up} (1 when its last check
+     * answered in time) and {@code buzz_clock_skew_seconds} (this host's clock minus the database's, positive when
+     * this host is ahead; {@code NaN} before the first answer).
+     */
+    public static void databaseGauges(MeterRegistry registry, DatabaseStatusUseCase source) {
+        Gauge.builder("buzz.database.up", source, status -> status.databaseStatus().reachable() ? 1 : 0)
+                .description("Whether the database answered its last check in time (1) or not (0).")
+                .strongReference(true).register(registry);
+        Gauge.builder("buzz.clock.skew", source, status -> status.databaseStatus().clockSkew()
+                        .map(skew -> skew.toNanos() / 1e9).orElse(Double.NaN))
+                .description("This host's clock minus the database's clock (positive: this host is ahead), measured "
+                        + "around a round trip.")
+                .baseUnit("seconds").strongReference(true).register(registry);
     }
 
     /** Registers the relay client's counters as {@code buzz_relay_<name>_total}. */

@@ -19,6 +19,7 @@ import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
@@ -53,6 +54,10 @@ import javax.sql.DataSource;
  * {@code nip29} access policy (the NIP-29 group feed on its own relay connection).
  */
 final class AccessStack implements AutoCloseable {
+    private static final buzz.scheduled.application.port.in.DatabaseStatusUseCase.DatabaseStatus DATABASE_UP =
+            new buzz.scheduled.application.port.in.DatabaseStatusUseCase.DatabaseStatus(
+                    buzz.scheduled.application.port.in.DatabaseStatusUseCase.Health.UP, Optional.empty(),
+                    Instant.EPOCH, Optional.empty());
     /** The public base URL NIP-98 {@code u} tags are checked against. */
     static final URI BASE = URI.create("http://sidecar.test");
     /** The operator's key (RELAY_OPERATOR_PUBKEYS). */
@@ -108,7 +113,7 @@ final class AccessStack implements AutoCloseable {
             access = new Nip29AccessPolicy(groups);
         }
         OwnerMessagesService owners = new OwnerMessagesService(store, signatures, access,
-                () -> new ScheduleId(UUID.randomUUID()), Instant::now, new SchedulingSettings(
+                () -> new ScheduleId(UUID.randomUUID()), Instant::now, DueWorkNotice.NONE, new SchedulingSettings(
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                         Duration.ofDays(120)),
                 new CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
@@ -141,7 +146,8 @@ final class AccessStack implements AutoCloseable {
                 new buzz.scheduled.application.service.OperatorViewService(
                         new buzz.scheduled.adapters.postgres.PostgresQueueStatistics(pool),
                         new buzz.scheduled.adapters.postgres.PostgresAdminMessageQueries(pool), links);
-        buzz.scheduled.bootstrap.metrics.QueueGauges.register(registry, view, links, feed.isPresent());
+        buzz.scheduled.bootstrap.metrics.QueueGauges.register(registry, view, () -> DATABASE_UP, links,
+                feed.isPresent());
         api.meters(registry, registry::scrape).operatorView(view, view);
         int port = api.start("127.0.0.1", 0);
         return new AccessStack(store, administration, new SignedClient(port, BASE), feed, relayClient, signal,

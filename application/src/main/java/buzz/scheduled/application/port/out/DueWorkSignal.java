@@ -26,6 +26,16 @@ public interface DueWorkSignal extends AutoCloseable {
     void wakeUp();
 
     /**
+     * Whether notifications from other processes arrive right now (PostgreSQL: the {@code LISTEN} connection is up
+     * and hears its own test notification). While it is false, only this process's own {@link DueWorkNotice}s and
+     * the caller's polling find new work, so a dispatcher should poll fast. Signals fed only from inside the process
+     * lose nothing and keep the default, true.
+     */
+    default boolean listening() {
+        return true;
+    }
+
+    /**
      * Stops listening and releases the connection; {@link #awaitWork} then waits for its timeout or a
      * {@link #wakeUp}, which keeps working. Idempotent.
      */

@@ -1,0 +1,94 @@
+package buzz.scheduled.adapters.http;
+
+import static buzz.scheduled.adapters.http.ApiFixture.ALICE;
+import static buzz.scheduled.adapters.http.ApiFixture.envelope;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase.DatabaseStatus;
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase.Health;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The API during a database outage, as the database watch reports it: owner writes answer {@code 503} with
+ * {@code Retry-After} at once (not after the pool's timeout) and store nothing, and {@code /healthz} fails only for a
+ * failure a restart must fix. The database gauges of {@code /metrics} are tested with the meters in bootstrap.
+ */
+class DatabaseOutageRoutesTest {
+
+    private static final DatabaseStatus UP = new DatabaseStatus(Health.UP, Optional.empty(), ApiFixture.START,
+            Optional.of(Duration.ofMillis(-1_250)));
+    private static final DatabaseStatus DOWN = new DatabaseStatus(Health.DOWN, Optional.of("Connection refused"),
+            ApiFixture.START, Optional.of(Duration.ofSeconds(300)));
+    private static final DatabaseStatus SLOW = new DatabaseStatus(Health.SLOW,
+            Optional.of("the database has not answered for 1500 ms"), ApiFixture.START, Optional.empty());
+
+    private final AtomicReference<DatabaseStatus> status = new AtomicReference<>(UP);
+    private final DatabaseStatusUseCase database = status::get;
+
+    @Test
+    void ownerWrite_databaseKnownDown_answers503WithRetryAfterAtOnce_andStoresNothing() {
+        try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
+                built -> built.reportDatabase(database))) {
+            // The store hangs like a pool waiting for a dead server; the known outage must not wait for it.
+            api.faults.mode(FaultyScheduleStore.Mode.HANG);
+            status.set(DOWN);
+            long started = System.nanoTime();
+
+            ApiFixture.Reply reply = api.call("POST", "/v1/scheduled-messages").as(ALICE)
+                    .body(envelope(api.message(ALICE, Duration.ofHours(1)))).send();
+
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(reply.status()).as(reply.text()).isEqualTo(503);
+            assertThat(reply.error()).isEqualTo("unavailable");
+            assertThat(reply.json().get("message").asText()).contains("Connection refused")
+                    .contains("nothing was stored");
+            assertThat(reply.header("Retry-After")).isEqualTo("2");
+            assertThat(took).isLessThan(Duration.ofMillis(500));
+            assertThat(api.store.size()).isZero();
+        }
+    }
+
+    @Test
+    void ownerWrite_databaseOnlySlowToAnswerItsCheck_isStillTried() {
+        try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
+                built -> built.reportDatabase(database))) {
+            status.set(SLOW);
+
+            ApiFixture.Reply reply = api.create(api.message(ALICE, Duration.ofHours(1)));
+
+            assertThat(reply.status()).as(reply.text()).isEqualTo(201);
+        }
+    }
+
+    @Test
+    void ownerRequest_databaseKnownDown_unauthenticatedCallerStillGets401() {
+        try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
+                built -> built.reportDatabase(database))) {
+            status.set(DOWN);
+
+            ApiFixture.Reply reply = api.call("GET", "/v1/scheduled-messages").send();
+
+            assertThat(reply.status()).isEqualTo(401);
+        }
+    }
+
+    @Test
+    void healthz_healthCheckReportsAFailure_answers503UnhealthyWithTheReason() {
+        AtomicReference<Optional<String>> failure = new AtomicReference<>(Optional.empty());
+        try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
+                built -> built.reportHealth(failure::get))) {
+            assertThat(api.call("GET", "/healthz").send().status()).isEqualTo(200);
+            failure.set(Optional.of("the embedded PostgreSQL exited 4 times within 10 minutes"));
+
+            ApiFixture.Reply reply = api.call("GET", "/healthz").send();
+
+            assertThat(reply.status()).isEqualTo(503);
+            assertThat(reply.error()).isEqualTo("unhealthy");
+            assertThat(reply.json().get("message").asText()).contains("exited 4 times");
+        }
+    }
+}

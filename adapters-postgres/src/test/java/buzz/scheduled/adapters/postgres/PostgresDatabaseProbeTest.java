@@ -1,0 +1,78 @@
+package buzz.scheduled.adapters.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.application.port.out.DatabaseProbe.Reading;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The database probe against a real PostgreSQL, a closed port and a killed session. */
+class PostgresDatabaseProbeTest {
+
+    @RegisterExtension
+    static final ScratchDatabaseExtension db = ScratchDatabaseExtension.empty();
+
+    @Test
+    void read_reachableDatabase_answersItsClock() {
+        try (PostgresDatabaseProbe probe = PostgresDatabaseProbe.of(DatabaseUrl.parse(db.jdbcUrl()),
+                Duration.ofSeconds(1))) {
+            Instant before = Instant.now();
+            Reading reading = probe.read();
+            Instant after = Instant.now();
+
+            assertThat(reading).isInstanceOf(Reading.Answered.class);
+            Instant database = ((Reading.Answered) reading).databaseNow();
+            // Same host: the database's clock lies within the round trip, give or take clock granularity.
+            assertThat(database).isBetween(before.minusMillis(50), after.plusMillis(50));
+        }
+    }
+
+    @Test
+    void read_nothingListensOnThePort_failsWithinTheTimeoutWithAReason() throws IOException {
+        int closed;
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            closed = socket.getLocalPort();
+        }
+        try (PostgresDatabaseProbe probe = PostgresDatabaseProbe.of(new DatabaseUrl("jdbc:postgresql://127.0.0.1:"
+                + closed + "/postgres", Optional.of("postgres"), Optional.empty()), Duration.ofSeconds(1))) {
+            long started = System.nanoTime();
+            Reading reading = probe.read();
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+            assertThat(reading).isInstanceOf(Reading.Failed.class);
+            assertThat(((Reading.Failed) reading).reason()).containsIgnoringCase("refused");
+            assertThat(took).isLessThan(Duration.ofSeconds(2));
+        }
+    }
+
+    @Test
+    void read_afterItsSessionWasTerminated_failsOnceThenReconnects() throws SQLException {
+        try (PostgresDatabaseProbe probe = PostgresDatabaseProbe.of(DatabaseUrl.parse(db.jdbcUrl()),
+                Duration.ofSeconds(1))) {
+            assertThat(probe.read()).isInstanceOf(Reading.Answered.class);
+            try (Connection connection = db.dataSource().getConnection();
+                 Statement statement = connection.createStatement()) {
+                statement.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '"
+                        + PostgresDatabaseProbe.APPLICATION_NAME + "' AND datname = current_database()");
+            }
+
+            Reading afterKill = probe.read();
+            Reading next = probe.read();
+
+            assertThat(afterKill).isInstanceOf(Reading.Failed.class);
+            assertThat(next).isInstanceOf(Reading.Answered.class);
+        }
+    }
+}

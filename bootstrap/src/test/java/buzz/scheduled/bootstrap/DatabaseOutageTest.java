@@ -1,0 +1,142 @@
+package buzz.scheduled.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.bootstrap.database.EmbeddedDatabase;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SCENARIOS F23's readiness part: {@code serve} (its own JVM) on a PostgreSQL cluster this test owns (initdb and
+ * pg_ctl through the embedded binaries, on a free port), which the test stops so the database is really unreachable
+ * (connections refused). Throughout, {@code /readyz} and {@code /metrics} answer a client that waits at most 1 s;
+ * readiness says why it is not ready; owner writes get a {@code 503} with {@code Retry-After} at once and store
+ * nothing; {@code /healthz} stays up (an external outage is not the process's fault). When the cluster is back,
+ * readiness and writes recover and nothing admitted before is lost.
+ */
+class DatabaseOutageTest {
+
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
+    /** Longer than the pool's 5 s connection timeout, so a check that waited for the pool would show. */
+    private static final Duration OUTAGE = Duration.ofSeconds(7);
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(PROBE_TIMEOUT).build();
+
+    @TempDir
+    Path work;
+
+    private final ServeProcesses processes = new ServeProcesses();
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        processes.close();
+    }
+
+    @Test
+    void databaseStopped_readyzAndMetricsAnswerWithinASecond_writesAnswer503AtOnce_andAllRecovers() throws Exception {
+        Path clusterDir = work.resolve("cluster");
+        EmbeddedDatabase cluster = EmbeddedDatabase.start(clusterDir, Duration.ofSeconds(60), Duration.ofSeconds(20));
+        int databasePort = cluster.port();
+        try {
+            int httpPort = ServeProcesses.freePort();
+            Path log = work.resolve("serve.log");
+            Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(),
+                    "HTTP_PORT", Integer.toString(httpPort), "BUZZ_SCHEDULED_MESSAGES", "on",
+                    "DATABASE_URL", "postgres://postgres@127.0.0.1:" + databasePort + "/postgres"), log);
+            ServeProcesses.awaitHealthy(serve, httpPort, log);
+            OwnerClient owner = new OwnerClient(httpPort);
+            OwnerClient.Reply kept = owner.schedule(owner.message("f23", "admitted before the outage", Duration.ofHours(1)));
+            assertThat(kept.status()).as(kept.text()).isEqualTo(201);
+            assertThat(get(httpPort, "/readyz").status()).isEqualTo(200);
+
+            cluster.close();
+
+            long outageStarted = System.nanoTime();
+            long worstReadyz = 0;
+            long worstMetrics = 0;
+            int notReady = 0;
+            Timed lastReadyz = null;
+            while (System.nanoTime() - outageStarted < OUTAGE.toNanos()) {
+                lastReadyz = get(httpPort, "/readyz");
+                Timed metrics = get(httpPort, "/metrics");
+                worstReadyz = Math.max(worstReadyz, lastReadyz.millis());
+                worstMetrics = Math.max(worstMetrics, metrics.millis());
+                if (lastReadyz.status() == 503) {
+                    notReady++;
+                }
+                Thread.sleep(50); // sampling interval of the probes, not a synchronisation stand-in
+            }
+            assertThat(lastReadyz.status()).isEqualTo(503);
+            assertThat(lastReadyz.body()).contains("\"error\":\"not_ready\"").contains("the database is unreachable")
+                    .containsIgnoringCase("refused");
+            Timed metrics = get(httpPort, "/metrics");
+            assertThat(metrics.body()).containsPattern("\nbuzz_database_up 0(\\.0)?\n")
+                    .containsPattern("\nbuzz_reservations_up 0(\\.0)?\n");
+            NostrEvent refused = owner.message("f23", "during the outage", Duration.ofHours(2));
+            long writeStarted = System.nanoTime();
+            OwnerClient.Reply write = owner.schedule(refused);
+            long writeMillis = (System.nanoTime() - writeStarted) / 1_000_000;
+            Timed health = get(httpPort, "/healthz");
+
+            System.out.printf("F23 readiness: worst /readyz %d ms, worst /metrics %d ms over %d s of outage (%d"
+                            + " not-ready answers); a write answered %d in %d ms%n", worstReadyz, worstMetrics,
+                    OUTAGE.toSeconds(), notReady, write.status(), writeMillis);
+            assertThat(worstReadyz).as("slowest /readyz during the outage, ms").isLessThan(1_000);
+            assertThat(worstMetrics).as("slowest /metrics during the outage, ms").isLessThan(1_000);
+            assertThat(write.status()).as(write.text()).isEqualTo(503);
+            assertThat(write.json().get("error").asText()).isEqualTo("unavailable");
+            assertThat(writeMillis).as("a write once the outage is known, ms").isLessThan(1_000);
+            assertThat(health.status()).as("an external outage is not a reason to restart the sidecar").isEqualTo(200);
+
+            cluster = EmbeddedDatabase.start(clusterDir, Duration.ofSeconds(60), Duration.ofSeconds(20));
+            assertThat(cluster.port()).as("the cluster comes back on its port").isEqualTo(databasePort);
+            Poll.until("readiness after the database returned", Duration.ofSeconds(15),
+                    () -> status(httpPort, "/readyz") == 200);
+            OwnerClient.Reply after = owner.schedule(refused);
+            assertThat(after.status()).as("the refused write, retried").isEqualTo(201);
+            assertThat(owner.get(kept.json().get("id").asText()).json().get("state").asText()).isEqualTo("scheduled");
+            assertThat(ServeProcesses.query(cluster.jdbcUrl(), "SELECT count(*) FROM scheduled_message"))
+                    .as("the message from before and the retried one, nothing from the refused attempt").isEqualTo("2");
+            Poll.until("the claim loop's recovery in the log", Duration.ofSeconds(15),
+                    () -> ServeProcesses.output(log).contains("claim loop recovered"));
+            String output = ServeProcesses.output(log);
+            assertThat(output.split("claim loop failed", -1)).as("the claim loop's failure is logged once, not each"
+                    + " second of the outage").hasSize(2);
+        } finally {
+            cluster.close();
+        }
+    }
+
+    private record Timed(int status, String body, long millis) {
+    }
+
+    private static Timed get(int port, String path) throws IOException, InterruptedException {
+        long started = System.nanoTime();
+        try {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + path)).timeout(PROBE_TIMEOUT).build(), HttpResponse.BodyHandlers.ofString());
+            return new Timed(response.statusCode(), response.body(), (System.nanoTime() - started) / 1_000_000);
+        } catch (HttpTimeoutException e) {
+            // What a probe with a 1 s timeout sees: recorded as taking the whole timeout, which fails the bound.
+            return new Timed(-1, "timed out", PROBE_TIMEOUT.toMillis());
+        }
+    }
+
+    private static int status(int port, String path) {
+        try {
+            return get(port, path).status();
+        } catch (IOException | InterruptedException e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package buzz.scheduled.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.adapters.relay.testing.TestRelay;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SCENARIOS F21: {@code DATABASE_URL} through a real PgBouncer in transaction mode (its own process, generated ini),
+ * {@code BUZZ_DIRECT_DATABASE_URL} straight to PostgreSQL, {@code serve} in its own JVM and the real Node relay. It
+ * must start (migrations over the direct URL; no named prepared statements through the pooler), admit concurrent
+ * creates from several owners and deliver each within the usual second of its due time, which only LISTEN on the
+ * direct URL achieves (the backstop poll is 30 s).
+ */
+class PgBouncerTransactionModeTest {
+
+    private static final Duration LATENESS_LIMIT = Duration.ofSeconds(1);
+    private static final int OWNERS = 4;
+    private static final int MESSAGES_PER_OWNER = 6;
+
+    @RegisterExtension
+    static final ScratchDatabaseExtension db = ScratchDatabaseExtension.empty();
+
+    @TempDir
+    Path work;
+
+    private final ServeProcesses processes = new ServeProcesses();
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        processes.close();
+    }
+
+    @Test
+    void serve_databaseUrlThroughPgBouncerTransactionMode_startsAdmitsAndDeliversWithinASecondOfDue()
+            throws Exception {
+        int httpPort = ServeProcesses.freePort();
+        Path log = work.resolve("serve.log");
+        try (PgBouncer bouncer = PgBouncer.transactionMode(db.host(), db.port(), db.user(), db.password());
+             TestRelay relay = TestRelay.start()) {
+            Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(),
+                    "HTTP_PORT", Integer.toString(httpPort), "BUZZ_SCHEDULED_MESSAGES", "on",
+                    "RELAY_URL", relay.url().toString(),
+                    "DATABASE_URL", bouncer.url(db.databaseName(), db.user()),
+                    "BUZZ_DIRECT_DATABASE_URL", db.postgresUrl()), log);
+            ServeProcesses.awaitHealthy(serve, httpPort, log);
+            Poll.until("the listener to hear its own test notification", Duration.ofSeconds(15),
+                    () -> ServeProcesses.output(log).contains("listening on buzz_scheduled_due for due work"));
+
+            List<OwnerClient> owners = new ArrayList<>();
+            for (int i = 0; i < OWNERS; i++) {
+                owners.add(new OwnerClient(httpPort));
+            }
+            Instant base = Instant.now().plusSeconds(4);
+            Map<String, Instant> due = new LinkedHashMap<>();
+            List<NostrEvent> events = new ArrayList<>();
+            List<OwnerClient> authors = new ArrayList<>();
+            for (int m = 0; m < MESSAGES_PER_OWNER; m++) {
+                for (int o = 0; o < OWNERS; o++) {
+                    long createdAt = base.getEpochSecond() + m / 2;
+                    NostrEvent event = owners.get(o).messageAt("bouncer-" + o, "through pgbouncer " + m, createdAt);
+                    events.add(event);
+                    authors.add(owners.get(o));
+                    due.put(event.id().hex(), Instant.ofEpochSecond(createdAt));
+                }
+            }
+            NostrEvent later = owners.get(0).message("bouncer-0", "sent now through pgbouncer", Duration.ofMinutes(10));
+            String filter = "{\"ids\":[" + java.util.stream.Stream.concat(due.keySet().stream(),
+                    java.util.stream.Stream.of(later.id().hex())).map(id -> "\"" + id + "\"")
+                    .collect(Collectors.joining(",")) + "]}";
+
+            try (LiveEvents live = LiveEvents.subscribe(relay.url(), filter);
+                 ExecutorService creates = Executors.newFixedThreadPool(OWNERS)) {
+                List<Future<OwnerClient.Reply>> replies = new ArrayList<>();
+                for (int i = 0; i < events.size(); i++) {
+                    OwnerClient author = authors.get(i);
+                    NostrEvent event = events.get(i);
+                    replies.add(creates.submit(() -> author.schedule(event)));
+                }
+                for (Future<OwnerClient.Reply> reply : replies) {
+                    assertThat(reply.get().status()).as(reply.get().text()).isEqualTo(201);
+                }
+                assertThat(Instant.now()).as("every create was stored before the first due time").isBefore(base);
+                OwnerClient.Reply scheduled = owners.get(0).schedule(later);
+                assertThat(scheduled.status()).as(scheduled.text()).isEqualTo(201);
+
+                List<LiveEvents.Arrival> arrivals = live.await(due.size(), Duration.ofSeconds(30));
+                Instant sendNowAt = Instant.now();
+                OwnerClient.Reply sent = owners.get(0).sendNow(scheduled.json().get("id").asText());
+                assertThat(sent.status()).as(sent.text()).isEqualTo(202);
+                arrivals = live.await(due.size() + 1, Duration.ofSeconds(30));
+
+                Duration worst = Duration.ZERO;
+                for (LiveEvents.Arrival arrival : arrivals) {
+                    if (arrival.eventId().equals(later.id().hex())) {
+                        assertThat(Duration.between(sendNowAt, arrival.at())).as("send-now through pgbouncer")
+                                .isLessThanOrEqualTo(LATENESS_LIMIT);
+                        continue;
+                    }
+                    Instant dueAt = due.get(arrival.eventId());
+                    assertThat(arrival.at()).as("never before the due time").isAfterOrEqualTo(dueAt);
+                    Duration lateness = Duration.between(dueAt, arrival.at());
+                    worst = lateness.compareTo(worst) > 0 ? lateness : worst;
+                }
+                assertThat(arrivals).extracting(LiveEvents.Arrival::eventId).doesNotHaveDuplicates()
+                        .hasSize(due.size() + 1);
+                System.out.printf("F21 through pgbouncer (transaction mode): %d messages delivered, worst lateness"
+                        + " %d ms; send-now %d ms%n", due.size(), worst.toMillis(), arrivals.stream()
+                        .filter(a -> a.eventId().equals(later.id().hex())).findFirst().orElseThrow().at().toEpochMilli()
+                        - sendNowAt.toEpochMilli());
+                assertThat(worst).as("worst lateness through pgbouncer").isLessThanOrEqualTo(LATENESS_LIMIT);
+            }
+
+            List<Map<String, String>> clients = bouncer.clients();
+            assertThat(clients).as("the pool's connections go through pgbouncer")
+                    .anySatisfy(client -> assertThat(client).containsEntry("database", db.databaseName())
+                            .containsEntry("application_name", "buzz-scheduled-delivery"));
+            assertThat(clients).as("LISTEN does not").noneSatisfy(client ->
+                    assertThat(client.get("application_name")).isEqualTo("buzz-due-listener"));
+            String output = Files.readString(log);
+            assertThat(output).doesNotContain("prepared statement").doesNotContain(" ERROR ")
+                    .doesNotContain("did not hear its own test notification");
+            assertThat(bouncer.log()).doesNotContain("prepared statement");
+        }
+    }
+
+    @Test
+    void serve_listenThroughPgBouncerWithoutADirectUrl_saysSoInsteadOfMissingWakeUpsSilently() throws Exception {
+        int httpPort = ServeProcesses.freePort();
+        Path log = work.resolve("serve.log");
+        try (PgBouncer bouncer = PgBouncer.transactionMode(db.host(), db.port(), db.user(), db.password())) {
+            Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(),
+                    "HTTP_PORT", Integer.toString(httpPort),
+                    "DATABASE_URL", bouncer.url(db.databaseName(), db.user()) + "?prepareThreshold=0"), log);
+            ServeProcesses.awaitHealthy(serve, httpPort, log);
+
+            Poll.until("the listener's warning", Duration.ofSeconds(20),
+                    () -> ServeProcesses.output(log).contains("did not hear its own test notification"));
+
+            String output = Files.readString(log);
+            assertThat(output).contains("BUZZ_DIRECT_DATABASE_URL")
+                    .doesNotContain("listening on buzz_scheduled_due for due work");
+        }
+    }
+}
