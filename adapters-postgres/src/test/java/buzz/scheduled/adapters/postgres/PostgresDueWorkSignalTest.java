@@ -169,7 +169,11 @@ class PostgresDueWorkSignalTest {
         signals.add(signal);
         signal.start();
 
-        assertThat(signal.awaitWork(Duration.ofMillis(10))).isEqualTo(new Wake.TimedOut());
+        await("the first refused attempt", () -> signal.failures() >= 1);
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).as("going down wakes the waiter once, to re-plan")
+                .isEqualTo(new Wake.Notified(Optional.empty()));
+        await("the third refused attempt", () -> signal.failures() >= 3);
+        assertThat(signal.awaitWork(Duration.ofMillis(10))).as("not once per attempt").isEqualTo(new Wake.TimedOut());
         await("the fourth attempt to connect", signal::listening);
 
         assertThat(signal.failures()).isEqualTo(3);
@@ -194,6 +198,8 @@ class PostgresDueWorkSignalTest {
 
         assertThat(signal.listening()).isFalse();
         assertThat(signal.connects()).isZero();
+        assertThat(signal.awaitWork(Duration.ZERO)).as("the one wake-up as it first went down")
+                .isEqualTo(new Wake.Notified(Optional.empty()));
         assertThat(signal.awaitWork(Duration.ofMillis(10))).as("no recompute before it really listens")
                 .isEqualTo(new Wake.TimedOut());
     }
@@ -206,6 +212,8 @@ class PostgresDueWorkSignalTest {
         signals.add(signal);
         signal.start();
         await("a failed attempt", () -> signal.failures() >= 1);
+        assertThat(signal.awaitWork(Duration.ZERO)).as("the wake-up as it went down")
+                .isEqualTo(new Wake.Notified(Optional.empty()));
         Instant due = Instant.parse("2030-03-01T10:00:00Z");
 
         signal.dueAt(due);
