@@ -85,6 +85,9 @@ class EmbeddedDatabaseKilledTest {
                 assertThat(probe.answers()).as("/healthz answered throughout").isPositive();
                 assertThat(probe.failures()).as("/healthz never failed").isZero();
 
+                // The relay has both events; their outcomes are recorded (and logged) just after.
+                Poll.until("both outcomes recorded in the log", Duration.ofSeconds(20),
+                        () -> ServeProcesses.occurrences(ServeProcesses.output(log), "published id=") == 2);
                 String output = Files.readString(log);
                 assertThat(ServeProcesses.occurrences(output, "exited unexpectedly; restarting it")).isEqualTo(1);
                 assertThat(ServeProcesses.occurrences(output, "embedded PostgreSQL restarted (pid " + restarted + ")")).isEqualTo(1);

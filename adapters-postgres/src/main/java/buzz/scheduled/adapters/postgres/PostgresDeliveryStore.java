@@ -59,7 +59,8 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                AND m.state = 'scheduled'
             RETURNING m.id, m.fencing_token, m.revision, m.event_id, m.event_json, m.owner, m.channel, m.due_at,
                       m.lease_until, m.attempts, now(),
-                      EXISTS (SELECT 1 FROM channel_tombstone t WHERE t.channel = m.channel)""";
+                      EXISTS (SELECT 1 FROM channel_tombstone t WHERE t.channel = m.channel),
+                      octet_length(m.event_json)""";
 
     /**
      * Outcomes by position ({@code WITH ORDINALITY}): {@code publish}, {@code retry} (rescheduled at now() + delay, or
@@ -192,7 +193,7 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                     claimed.add(new ClaimedMessage(
                             new Claim(new ScheduleId(rows.getObject(1, UUID.class)), new FencingToken(rows.getLong(2))),
                             new Revision(rows.getInt(3)), new EventId(rows.getString(4)), rows.getString(5),
-                            new PublicKey(rows.getString(6)), new Channel(rows.getString(7)), instant(rows, 8),
+                            rows.getInt(13), new PublicKey(rows.getString(6)), new Channel(rows.getString(7)), instant(rows, 8),
                             instant(rows, 9), rows.getInt(10), rows.getBoolean(12)));
                 }
             }

@@ -53,7 +53,11 @@ final class DeliveryWindow {
                 return false;
             }
             bytes -= item.bytes;
-            changed.signalAll();
+            // Only wake the waiters when what they wait for holds: a claim loop woken on every outcome would
+            // cost a context switch per message just to go back to sleep.
+            if (held.isEmpty() || hasRoom()) {
+                changed.signalAll();
+            }
             return true;
         } finally {
             lock.unlock();
@@ -69,7 +73,7 @@ final class DeliveryWindow {
     int awaitRoom(BooleanSupplier stop) {
         lock.lock();
         try {
-            while (!stop.getAsBoolean() && (size - held.size() < claimWhenFree || bytes >= maxBytes)) {
+            while (!stop.getAsBoolean() && !hasRoom()) {
                 changed.await();
             }
             return stop.getAsBoolean() ? 0 : size - held.size();
@@ -79,6 +83,11 @@ final class DeliveryWindow {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Whether a claim may be made: at least {@code claimWhenFree} places free and the bytes under the cap. */
+    private boolean hasRoom() {
+        return size - held.size() >= claimWhenFree && bytes < maxBytes;
     }
 
     /**

@@ -26,7 +26,7 @@ final class InFlight {
         this.claimedAt = claimedAt;
         this.sendBy = sendBy;
         this.leaseEnds = leaseEnds;
-        this.bytes = frameBytes(message.eventJson());
+        this.bytes = FRAME_OVERHEAD + message.eventJsonBytes();
     }
 
     /** Whether the frame may still be written: the claim was not reported lost. */
@@ -35,25 +35,8 @@ final class InFlight {
     }
 
     /**
-     * UTF-8 length of {@code ["EVENT",<event>]}, the WebSocket message a relay's NIP-11 {@code max_message_length}
-     * limits.
+     * The bytes {@code ["EVENT",<event>]} adds around the event: with the event's UTF-8 length, the size of the
+     * WebSocket message a relay's NIP-11 {@code max_message_length} limits.
      */
-    static long frameBytes(String eventJson) {
-        long bytes = "[\"EVENT\",]".length();
-        for (int i = 0; i < eventJson.length(); i++) {
-            char c = eventJson.charAt(i);
-            if (c < 0x80) {
-                bytes += 1;
-            } else if (c < 0x800) {
-                bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < eventJson.length()
-                    && Character.isLowSurrogate(eventJson.charAt(i + 1))) {
-                bytes += 4;
-                i++;
-            } else {
-                bytes += 3;
-            }
-        }
-        return bytes;
-    }
+    static final int FRAME_OVERHEAD = "[\"EVENT\",]".length();
 }

@@ -291,7 +291,8 @@ class DispatcherPipelineTest {
 
     /** Bytes of the {@code ["EVENT",…]} frame of a message's event as admitted. */
     private static long frameBytes(ScheduledMessage message) {
-        return InFlight.frameBytes(NostrEventJson.write(message.event().orElseThrow()));
+        return InFlight.FRAME_OVERHEAD + NostrEventJson.write(message.event().orElseThrow())
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
     }
 
     @Test

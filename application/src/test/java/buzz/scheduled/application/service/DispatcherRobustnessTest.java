@@ -69,8 +69,9 @@ class DispatcherRobustnessTest {
         Await.until("the first claims", () -> fx.relay.waiting() >= 1);
         Await.until("the claim loop to wait for room", () -> delivery.claimCalls.get() >= 2
                 || fx.relay.waiting() == 8);
-        long frame = InFlight.frameBytes(fx.row(messages.get(0)).event().map(
-                buzz.scheduled.domain.nostr.NostrEventJson::write).orElseThrow());
+        long frame = InFlight.FRAME_OVERHEAD + fx.row(messages.get(0)).event().map(
+                buzz.scheduled.domain.nostr.NostrEventJson::write).orElseThrow()
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
 
         assertThat(fx.relay.waiting() * frame).as("bytes in flight (%d frames of %d bytes)", fx.relay.waiting(), frame)
                 .isLessThanOrEqualTo(DispatcherSettings.MIN_QUEUED_BYTES + frame);

@@ -107,11 +107,22 @@ class TwoSidecarsTest {
                     MESSAGES, took.toMillis(), byA, byB);
 
             assertThat(countByState()).isEqualTo(Map.of("published", (long) MESSAGES));
-            Map<String, Long> perEvent = sends.stream()
+            // A frame whose send deadline passed before it reached the socket (a relay connection slow to open on
+            // a loaded machine) is answered not-sent and never reached the relay; its claim is given back and
+            // claimed again. Every other answer is a frame the relay received.
+            List<RecordingPublisher.Send> notSent = sends.stream()
+                    .filter(send -> send.result() instanceof PublishResult.NotSent).toList();
+            System.out.printf("F11: %d frames not sent before their deadline (claimed again)%n", notSent.size());
+            List<RecordingPublisher.Send> handedToTheRelay = sends.stream()
+                    .filter(send -> !(send.result() instanceof PublishResult.NotSent)).toList();
+            Map<String, Long> perEvent = handedToTheRelay.stream()
                     .collect(Collectors.groupingBy(send -> send.eventId().hex(), Collectors.counting()));
             assertThat(perEvent).hasSize(MESSAGES);
-            assertThat(perEvent.values()).allSatisfy(n -> assertThat(n).isEqualTo(1L));
-            assertThat(sends).allSatisfy(send -> {
+            assertThat(perEvent.entrySet()).allSatisfy(entry -> assertThat(entry.getValue())
+                    .as("frames of %s handed to the relay: %s", entry.getKey(), sends.stream()
+                            .filter(send -> send.eventId().hex().equals(entry.getKey())).toList())
+                    .isEqualTo(1L));
+            assertThat(handedToTheRelay).allSatisfy(send -> {
                 assertThat(send.result()).isInstanceOf(PublishResult.Published.class);
                 assertThat(send.duplicate()).isFalse();
                 assertThat(send.sentAt()).isAfterOrEqualTo(send.dueAt());

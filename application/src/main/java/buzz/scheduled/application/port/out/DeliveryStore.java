@@ -103,6 +103,8 @@ public interface DeliveryStore {
      * @param revision       the revision claimed (the one whose event is sent)
      * @param eventId        that revision's event id
      * @param eventJson      that revision's exact signed event as stored: NIP-01 wire JSON, sent to the relay as it is
+     * @param eventJsonBytes the UTF-8 length of {@code eventJson} in bytes, as the store counts it (PostgreSQL's
+     *                       {@code octet_length}), so the hot path does not count it character by character
      * @param owner          the author
      * @param channel        the event's {@code h} tag
      * @param dueAt          its due time
@@ -110,8 +112,9 @@ public interface DeliveryStore {
      * @param attempts       claims made so far, this one included
      * @param channelDeleted whether the channel had a deletion tombstone when it was claimed
      */
-    record ClaimedMessage(Claim claim, Revision revision, EventId eventId, String eventJson, PublicKey owner,
-                          Channel channel, Instant dueAt, Instant leaseUntil, int attempts, boolean channelDeleted) {
+    record ClaimedMessage(Claim claim, Revision revision, EventId eventId, String eventJson, int eventJsonBytes,
+                          PublicKey owner, Channel channel, Instant dueAt, Instant leaseUntil, int attempts,
+                          boolean channelDeleted) {
         public ClaimedMessage {
             if (claim == null || revision == null || eventId == null || eventJson == null || owner == null
                     || channel == null || dueAt == null || leaseUntil == null) {
@@ -120,6 +123,20 @@ public interface DeliveryStore {
             if (attempts < 1) {
                 throw new IllegalArgumentException("a claimed message has at least one attempt, got " + attempts);
             }
+            // UTF-8 takes at least one byte per UTF-16 char (a surrogate pair: four bytes for two chars).
+            if (eventJsonBytes < eventJson.length()) {
+                throw new IllegalArgumentException("an event of " + eventJson.length() + " chars cannot be "
+                        + eventJsonBytes + " UTF-8 bytes");
+            }
+        }
+
+        /** A claimed message whose event's UTF-8 length is counted here. */
+        public ClaimedMessage(Claim claim, Revision revision, EventId eventId, String eventJson, PublicKey owner,
+                              Channel channel, Instant dueAt, Instant leaseUntil, int attempts,
+                              boolean channelDeleted) {
+            this(claim, revision, eventId, eventJson,
+                    eventJson == null ? 0 : eventJson.getBytes(java.nio.charset.StandardCharsets.UTF_8).length,
+                    owner, channel, dueAt, leaseUntil, attempts, channelDeleted);
         }
     }
 

@@ -8,6 +8,8 @@ import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
 import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.DeliveryStore.FinishResult;
 import buzz.scheduled.application.port.out.DeliveryStore.Written;
+import buzz.scheduled.application.fakes.TestEvents;
+import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.FencingToken;
@@ -22,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.Test;
@@ -84,6 +87,19 @@ public abstract class DeliveryStoreContract extends StoreContractSupport {
         assertThat(ids(rest)).containsExactlyInAnyOrder(due.get(3).id(), due.get(4).id());
         assertThat(none.messages()).isEmpty();
         assertThat(token(rest).value()).as("fencing tokens only grow").isGreaterThan(token(first).value());
+    }
+
+    @Test
+    void claim_eventWithTextBeyondAscii_carriesItsExactUtf8Length() {
+        // Two-, three- and four-byte UTF-8 (é, €, an emoji as a surrogate pair) around plain ASCII.
+        NostrEvent event = TestEvents.at(inSeconds(-10)).content("café € \uD83D\uDE80 rocket").build();
+        createdMessage(message(new ScheduleId(UUID.randomUUID()), event));
+
+        ClaimedMessage claimed = single(delivery.claim(1, LEASE));
+
+        assertThat(claimed.eventJsonBytes())
+                .isEqualTo(claimed.eventJson().getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
+                .isGreaterThan(claimed.eventJson().length());
     }
 
     @Test
