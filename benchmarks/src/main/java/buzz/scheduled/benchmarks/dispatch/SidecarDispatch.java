@@ -180,6 +180,17 @@ final class SidecarDispatch implements SchedulerUnderTest {
         return outcomes;
     }
 
+    /** Messages this dispatcher recorded published so far (from memory; no query, no connection). */
+    long published() {
+        return dispatcher.counts().published();
+    }
+
+    /** The pool's connections now: in use, and open in all. */
+    int[] poolConnections() {
+        com.zaxxer.hikari.HikariPoolMXBean bean = pool.getHikariPoolMXBean();
+        return bean == null ? new int[] {0, 0} : new int[] {bean.getActiveConnections(), bean.getTotalConnections()};
+    }
+
     @Override
     public long databaseCpuNanos() {
         return DatabaseCpu.backendNanos(pool);
