@@ -1,0 +1,114 @@
+package buzz.scheduled.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.adapters.relay.testing.TestRelay;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A graceful stop hands its unsent claims over at once (docs/delivery.md, "Recovery"): a sidecar holds 50 claims
+ * whose frames it never wrote (its relay cannot be reached); a second sidecar on the same database, with a working
+ * relay, cannot take them while they are held. SIGTERM to the first gives them back on its way out, and the second
+ * publishes all 50 about a second later, long before their 60 s lease would have run out.
+ */
+class GracefulHandOverTest {
+
+    @RegisterExtension
+    static final ScratchDatabaseExtension DATABASE = ScratchDatabaseExtension.empty();
+
+    private static final int MESSAGES = 50;
+
+    @TempDir
+    Path work;
+
+    private final ServeProcesses processes = new ServeProcesses();
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        processes.close();
+    }
+
+    @Test
+    void sigtermWithUnsentClaims_secondSidecarPublishesThemWithinAboutASecond() throws Exception {
+        int firstPort = ServeProcesses.freePort();
+        int unreachableRelay = ServeProcesses.freePort();
+        Map<String, String> first = environment("first", firstPort);
+        first.put("RELAY_URL", "ws://127.0.0.1:" + unreachableRelay);
+        Process firstSidecar = processes.start(first, work.resolve("first.log"));
+        ServeProcesses.awaitHealthy(firstSidecar, firstPort, work.resolve("first.log"));
+        OwnerClient owner = new OwnerClient(firstPort);
+        long due = Instant.now().plusSeconds(4).getEpochSecond();
+        List<NostrEvent> events = new ArrayList<>();
+        for (int i = 0; i < MESSAGES; i++) {
+            NostrEvent event = owner.messageAt(i % 2 == 0 ? "general" : "random", "hand-over " + i, due);
+            OwnerClient.Reply created = owner.schedule(event);
+            assertThat(created.status()).as(created.text()).isEqualTo(201);
+            events.add(event);
+        }
+        awaitCount("SELECT count(*) FROM scheduled_message WHERE state = 'sending'", MESSAGES, Duration.ofSeconds(30));
+
+        try (TestRelay relay = TestRelay.start();
+             LiveEvents live = LiveEvents.subscribe(relay.url(), "{\"kinds\":[9]}")) {
+            int secondPort = ServeProcesses.freePort();
+            Map<String, String> second = environment("second", secondPort);
+            second.put("RELAY_URL", relay.url().toString());
+            Process secondSidecar = processes.start(second, work.resolve("second.log"));
+            ServeProcesses.awaitHealthy(secondSidecar, secondPort, work.resolve("second.log"));
+            assertThat(count("SELECT count(*) FROM scheduled_message WHERE state = 'sending'"))
+                    .as("the first still holds every claim").isEqualTo(MESSAGES);
+
+            long stopped = System.nanoTime();
+            firstSidecar.destroy(); // SIGTERM: the shutdown hook stops the dispatcher gracefully
+            List<LiveEvents.Arrival> arrivals = live.await(MESSAGES, Duration.ofSeconds(20));
+            Duration handOver = Duration.ofNanos(System.nanoTime() - stopped);
+            assertThat(firstSidecar.waitFor(20, TimeUnit.SECONDS)).as("the first sidecar exits").isTrue();
+
+            System.out.printf("F24: %d unsent claims handed over and published %d ms after SIGTERM%n", MESSAGES,
+                    handOver.toMillis());
+            Set<String> expected = events.stream().map(e -> e.id().hex()).collect(Collectors.toSet());
+            assertThat(arrivals.stream().map(LiveEvents.Arrival::eventId).collect(Collectors.toSet()))
+                    .isEqualTo(expected);
+            assertThat(arrivals).hasSize(MESSAGES);
+            assertThat(handOver).as("far sooner than the 60 s lease").isLessThan(Duration.ofSeconds(5));
+            assertThat(ServeProcesses.output(work.resolve("first.log")))
+                    .contains("dispatcher stopped: " + MESSAGES + " claim(s) given back");
+            awaitCount("SELECT count(*) FROM scheduled_message WHERE state = 'published'", MESSAGES,
+                    Duration.ofSeconds(10));
+        }
+    }
+
+    private Map<String, String> environment(String name, int httpPort) {
+        return new HashMap<>(Map.of("DATABASE_URL", DATABASE.jdbcUrl(),
+                "BUZZ_DATA_DIR", work.resolve(name).toString(), "HTTP_PORT", Integer.toString(httpPort),
+                "BUZZ_SCHEDULED_MESSAGES", "on", "BUZZ_SHUTDOWN_GRACE_SECONDS", "5"));
+    }
+
+    private static long count(String sql) throws Exception {
+        return Long.parseLong(ServeProcesses.query(DATABASE.jdbcUrl(), sql));
+    }
+
+    private static void awaitCount(String sql, long expected, Duration timeout) throws Exception {
+        Poll.until(sql + " = " + expected, timeout, () -> {
+            try {
+                return count(sql) == expected;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+}
