@@ -43,7 +43,8 @@ class DispatcherDeliveryTest {
         ScheduledMessage message = fx.schedule(T0, "hello");
 
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Await.until("publication, recorded and counted", () -> fx.state(message).equals("published")
+                && dispatcher.counts().published() == 1);
 
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(fx.relay.early()).isEmpty();
@@ -182,7 +183,8 @@ class DispatcherDeliveryTest {
         delivery.failFinishes(2);
 
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Await.until("publication, recorded and counted", () -> fx.state(message).equals("published")
+                && dispatcher.counts().published() == 1);
 
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(dispatcher.counts().writeFailures()).isEqualTo(2);
@@ -203,7 +205,9 @@ class DispatcherDeliveryTest {
         dispatcher.reapExpiredLeases();
         Await.until("the second send", () -> fx.relay.sends(message.eventId()) == 2);
         delivery.failFinishes(0);
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        // The row turns published inside the finishing write; the dispatcher counts it once the write returned.
+        Await.until("publication, recorded and counted", () -> fx.state(message).equals("published")
+                && dispatcher.counts().published() == 1);
         Await.until("the first claim's write to come back lost", () -> dispatcher.counts().lostAfterSend() == 1);
 
         List<Receipt> receipts = fx.relay.receipts();

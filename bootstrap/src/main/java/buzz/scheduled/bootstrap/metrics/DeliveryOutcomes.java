@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,8 @@ public final class DeliveryOutcomes implements DeliveryObserver {
 
     private final MeterRegistry registry;
     private final Timer lateness;
+    /** The outcome counters by outcome and relay answer kind, registered on first use (a few dozen at most). */
+    private final ConcurrentMap<String, Counter> counters = new ConcurrentHashMap<>();
 
     /** @param registry where the histogram and counters live */
     public DeliveryOutcomes(MeterRegistry registry) {
@@ -43,10 +47,10 @@ public final class DeliveryOutcomes implements DeliveryObserver {
     public void outcome(DeliveryReport report) {
         try {
             String outcome = report.outcome().name().toLowerCase(Locale.ROOT);
-            Counter.builder("buzz.delivery.outcomes")
+            counters.computeIfAbsent(outcome + ' ' + report.relayKind(), key -> Counter.builder("buzz.delivery.outcomes")
                     .description("Recorded delivery outcomes, by outcome and by what the relay answered.")
                     .tag("outcome", outcome).tag("relay", report.relayKind())
-                    .register(registry).increment();
+                    .register(registry)).increment();
             report.lateness().ifPresent(late -> lateness.record(late.isNegative() ? Duration.ZERO : late));
             if (LOG.isInfoEnabled()) {
                 LOG.info("{} id={} event={} channel={} revision={} attempts={} relay={}{}{}", outcome, report.id(),

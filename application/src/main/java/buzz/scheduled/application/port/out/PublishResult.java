@@ -10,7 +10,8 @@ public sealed interface PublishResult {
     /**
      * A short token naming what happened, for metrics and logs: {@code ok}, {@code duplicate}, {@code found}, a
      * NIP-01 prefix ({@code invalid}, {@code blocked}, {@code rate-limited}, …), {@code too-large}, or the first word
-     * of a transient reason ({@code timeout}, {@code dropped}, {@code unreachable}, …), or {@code not-sent}.
+     * of a transient reason from a bounded list ({@link Transient#KINDS}: {@code rate-limited}, {@code timeout},
+     * {@code dropped}, …; {@code other} for any other word), or {@code not-sent}.
      */
     String kind();
 
@@ -108,8 +109,16 @@ public sealed interface PublishResult {
         public String kind() {
             int colon = reason.indexOf(':');
             String word = colon > 0 ? reason.substring(0, colon) : "unknown";
-            return word.chars().allMatch(c -> (c >= 'a' && c <= 'z') || c == '-') ? word : "unknown";
+            // A bounded vocabulary: the kind becomes a metrics label, and a relay may put any word before a colon.
+            return KINDS.contains(word) ? word : "other";
         }
+
+        /**
+         * The kinds a transient answer may have: NIP-01's retryable prefixes and the client's own words; any other
+         * first word is {@code other}.
+         */
+        public static final Set<String> KINDS = Set.of("rate-limited", "error", "auth-required",
+                "mute", "timeout", "dropped", "interrupted", "unknown");
     }
 
     /**
