@@ -11,7 +11,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The operator's guide and the configuration (the sidecar's and the client commands') name the same variables. */
+/**
+ * The operator's guide, the README and the configuration (the sidecar's and the client commands') name the same
+ * variables.
+ */
 class OperatorGuideVariablesTest {
 
     private static final Path GUIDE = Path.of("..", "docs", "scheduled-messages.md");
@@ -39,6 +42,16 @@ class OperatorGuideVariablesTest {
         assertThat(named).contains(SidecarConfig.BUZZ_ACCESS_POLICY, SidecarConfig.BUZZ_ACCESS_URL,
                 SidecarConfig.BUZZ_RELAY_PUBKEY, SidecarConfig.RELAY_OPERATOR_PUBKEYS, SidecarConfig.BUZZ_RETENTION_DAYS,
                 SidecarConfig.RELAY_URL);
+    }
+
+    @Test
+    void readme_namesEveryVariableTheConfigurationReads_andNoOther() throws Exception {
+        Set<String> named = variablesIn(Files.readString(Path.of("..", "README.md")));
+        Set<String> read = new TreeSet<>(SidecarConfig.VARIABLES);
+        read.addAll(ClientCommands.VARIABLES);
+        read.add("BUZZ_TEST_DATABASE_URL"); // the test suite's own, documented with the test command
+
+        assertThat(named).containsAll(SidecarConfig.VARIABLES).isSubsetOf(read);
     }
 
     private static Set<String> variablesIn(String text) {
