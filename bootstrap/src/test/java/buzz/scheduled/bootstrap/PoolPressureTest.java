@@ -1,0 +1,122 @@
+package buzz.scheduled.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.adapters.relay.testing.FakeRelay;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * F9 (docs/failure-scenarios.md): a pool of 5 connections, 20 publishes in flight (the relay takes them and never
+ * answers) and 200 concurrent creates. Delivery holds no connection while it waits for the relay, so the creates
+ * are served: every one answers within the request timeout, 201 (or 503 with a reason, never a hang), and every
+ * 201 is exactly one stored row.
+ */
+class PoolPressureTest {
+
+    @RegisterExtension
+    static final ScratchDatabaseExtension DATABASE = ScratchDatabaseExtension.empty();
+
+    private static final int IN_FLIGHT = 20;
+    private static final int CREATES = 200;
+    private static final int OWNERS = 10;
+
+    @TempDir
+    Path work;
+
+    private final ServeProcesses processes = new ServeProcesses();
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        processes.close();
+    }
+
+    @Test
+    void f9_poolOfFive_twentySendsInFlight_twoHundredConcurrentCreates_allAnsweredInTime_noneLost() throws Exception {
+        try (FakeRelay silent = FakeRelay.start()) {
+            silent.answerEvents(FakeRelay.Answer.silence());
+            int port = ServeProcesses.freePort();
+            Process serve = processes.start(Map.of("DATABASE_URL", DATABASE.jdbcUrl(),
+                    "BUZZ_DATA_DIR", work.resolve("var").toString(), "HTTP_PORT", Integer.toString(port),
+                    "BUZZ_SCHEDULED_MESSAGES", "on", "BUZZ_DB_POOL_SIZE", "5", "RELAY_URL", silent.url().toString(),
+                    "BUZZ_PUBLISH_TIMEOUT_SECONDS", "30", "BUZZ_LEASE_SECONDS", "60"), work.resolve("serve.log"));
+            ServeProcesses.awaitHealthy(serve, port, work.resolve("serve.log"));
+
+            OwnerClient first = new OwnerClient(port);
+            long soon = Instant.now().plusSeconds(10).getEpochSecond();
+            for (int i = 0; i < IN_FLIGHT; i++) {
+                OwnerClient.Reply created = first.schedule(first.messageAt("room-" + i % 2, "in flight " + i, soon));
+                assertThat(created.status()).as(created.text()).isEqualTo(201);
+            }
+            Poll.until("20 frames at the relay, unanswered", Duration.ofSeconds(30),
+                    () -> silent.received("EVENT").size() >= IN_FLIGHT);
+            assertThat(count("SELECT count(*) FROM scheduled_message WHERE state = 'sending'")).isEqualTo(IN_FLIGHT);
+
+            List<OwnerClient> owners = new ArrayList<>();
+            for (int i = 0; i < OWNERS; i++) {
+                owners.add(new OwnerClient(port));
+            }
+            long later = Instant.now().plusSeconds(3_600).getEpochSecond();
+            List<NostrEvent> events = new ArrayList<>();
+            for (int i = 0; i < CREATES; i++) {
+                events.add(owners.get(i % OWNERS).messageAt("busy-" + i % 10, "create " + i, later));
+            }
+            long started = System.nanoTime();
+            List<Timed> answers = new ArrayList<>();
+            try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+                List<Future<Timed>> pending = new ArrayList<>();
+                for (int i = 0; i < CREATES; i++) {
+                    OwnerClient owner = owners.get(i % OWNERS);
+                    NostrEvent event = events.get(i);
+                    pending.add(clients.submit(() -> {
+                        long at = System.nanoTime();
+                        OwnerClient.Reply reply = owner.schedule(event);
+                        return new Timed(reply, (System.nanoTime() - at) / 1_000_000);
+                    }));
+                }
+                for (Future<Timed> answer : pending) {
+                    answers.add(answer.get());
+                }
+            }
+            List<OwnerClient.Reply> replies = answers.stream().map(Timed::reply).toList();
+            long took = (System.nanoTime() - started) / 1_000_000;
+            Map<Integer, Long> statuses = replies.stream()
+                    .collect(Collectors.groupingBy(OwnerClient.Reply::status, Collectors.counting()));
+            long slowest = answers.stream().mapToLong(Timed::millis).max().orElseThrow();
+            System.out.printf("F9: %d creates with %d sends in flight on a pool of 5: %s in %d ms, slowest %d ms%n",
+                    CREATES, IN_FLIGHT, statuses, took, slowest);
+
+            assertThat(statuses.keySet()).as("only created or a clean 503").isSubsetOf(201, 503);
+            assertThat(replies.stream().filter(reply -> reply.status() == 503))
+                    .allSatisfy(reply -> assertThat(reply.json().get("error").asText()).isEqualTo("unavailable"));
+            assertThat(slowest).as("every create answered within the request timeout, ms").isLessThan(11_000);
+            assertThat(statuses.getOrDefault(201, 0L)).as("creates served while sends wait for the relay")
+                    .isPositive();
+            assertThat(count("SELECT count(*) FROM scheduled_message"))
+                    .as("one row per 201, plus those in flight").isEqualTo(IN_FLIGHT + statuses.getOrDefault(201, 0L));
+            assertThat(count("SELECT count(*) FROM scheduled_message WHERE state = 'sending'"))
+                    .as("the sends still wait for the relay").isEqualTo(IN_FLIGHT);
+        }
+    }
+
+    private record Timed(OwnerClient.Reply reply, long millis) {
+    }
+
+    private static long count(String sql) throws Exception {
+        return Long.parseLong(ServeProcesses.query(DATABASE.jdbcUrl(), sql));
+    }
+}
