@@ -2,6 +2,7 @@ package buzz.scheduled.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import buzz.scheduled.adapters.relay.testing.FakeRelay;
 import buzz.scheduled.bootstrap.database.EmbeddedDatabase;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import java.io.IOException;
@@ -23,7 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * (connections refused). Throughout, {@code /readyz} and {@code /metrics} answer a client that waits at most 1 s;
  * readiness says why it is not ready; owner writes get a {@code 503} with {@code Retry-After} at once and store
  * nothing; {@code /healthz} stays up (an external outage is not the process's fault). When the cluster is back,
- * readiness and writes recover and nothing admitted before is lost.
+ * readiness and writes recover and nothing admitted before is lost. With 200 sends in flight when the cluster stops
+ * (their OKs arrive during the outage), every outcome is kept and written within seconds of its return: nothing is
+ * resent and nothing stays {@code sending}.
  */
 class DatabaseOutageTest {
 
@@ -112,6 +115,73 @@ class DatabaseOutageTest {
             String output = ServeProcesses.output(log);
             assertThat(output.split("claim loop failed", -1)).as("the claim loop's failure is logged once, not each"
                     + " second of the outage").hasSize(2);
+        } finally {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void f23_databaseDownFiveSecondsWith200SendsInFlight_allRecordedSoonAfterItReturns_noneSentTwice()
+            throws Exception {
+        Path clusterDir = work.resolve("cluster-f23");
+        EmbeddedDatabase cluster = EmbeddedDatabase.start(clusterDir, Duration.ofSeconds(60), Duration.ofSeconds(20));
+        int databasePort = cluster.port();
+        try (FakeRelay relay = FakeRelay.start()) {
+            // Every OK comes 3 s late, so the outcomes arrive while the database is down.
+            relay.answerEvents(FakeRelay.Answer.late(Duration.ofSeconds(3), true, ""));
+            int httpPort = ServeProcesses.freePort();
+            Path log = work.resolve("serve-f23.log");
+            Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var-f23").toString(),
+                    "HTTP_PORT", Integer.toString(httpPort), "BUZZ_SCHEDULED_MESSAGES", "on",
+                    "RELAY_URL", relay.url().toString(), "BUZZ_MAX_PENDING_PER_OWNER", "1000",
+                    "DATABASE_URL", "postgres://postgres@127.0.0.1:" + databasePort + "/postgres"), log);
+            ServeProcesses.awaitHealthy(serve, httpPort, log);
+            OwnerClient owner = new OwnerClient(httpPort);
+            long due = java.time.Instant.now().plusSeconds(10).getEpochSecond();
+            java.util.Set<String> ids = new java.util.HashSet<>();
+            for (int i = 0; i < 200; i++) {
+                NostrEvent event = owner.messageAt("f23-" + i % 10, "in flight " + i, due);
+                OwnerClient.Reply created = owner.schedule(event);
+                assertThat(created.status()).as(created.text()).isEqualTo(201);
+                ids.add(event.id().hex());
+            }
+            Poll.until("200 frames at the relay", Duration.ofSeconds(40),
+                    () -> relay.received("EVENT").size() >= 200);
+
+            cluster.close();
+            long outageStarted = System.nanoTime();
+            long worstReadyz = 0;
+            while (System.nanoTime() - outageStarted < Duration.ofSeconds(5).toNanos()) {
+                worstReadyz = Math.max(worstReadyz, get(httpPort, "/readyz").millis());
+                Thread.sleep(100); // sampling interval of the probe, not a synchronisation stand-in
+            }
+            cluster = EmbeddedDatabase.start(clusterDir, Duration.ofSeconds(60), Duration.ofSeconds(20));
+            long back = System.nanoTime();
+            String url = cluster.jdbcUrl();
+            Poll.until("every message recorded published", Duration.ofSeconds(30), () -> {
+                try {
+                    return ServeProcesses.query(url, "SELECT count(*) FROM scheduled_message WHERE state = "
+                            + "'published'").equals("200");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            long recordedAfter = (System.nanoTime() - back) / 1_000_000;
+            java.util.Map<String, Long> perEvent = relay.received("EVENT").stream()
+                    .collect(java.util.stream.Collectors.groupingBy(FakeRelay.Received::eventId,
+                            java.util.stream.Collectors.counting()));
+            System.out.printf("F23: 200 sends in flight over a 5 s outage; all recorded published %d ms after the"
+                    + " database returned; worst /readyz %d ms; %d frames for %d events%n", recordedAfter,
+                    worstReadyz, relay.received("EVENT").size(), perEvent.size());
+
+            assertThat(perEvent.keySet()).isEqualTo(ids);
+            assertThat(perEvent.values()).as("the outcomes were kept and written, not resent")
+                    .allSatisfy(n -> assertThat(n).isEqualTo(1L));
+            assertThat(recordedAfter).as("ms from the database's return to the last outcome recorded")
+                    .isLessThan(10_000);
+            assertThat(ServeProcesses.query(url, "SELECT count(*) FROM scheduled_message WHERE state IN "
+                    + "('claimed', 'sending')")).isEqualTo("0");
+            assertThat(worstReadyz).as("slowest /readyz during the outage, ms").isLessThan(1_000);
         } finally {
             cluster.close();
         }
