@@ -104,6 +104,9 @@ class OperationsRoutesTest {
                     .contains("buzz_http_server_requests_seconds_bucket{method=\"GET\",route=\"/v1/scheduled-messages/{id}\",status=\"401\",le=\"+Inf\"} 1")
                     .contains("buzz_http_refusals_total{code=\"unauthorized\"} 1")
                     .doesNotContain(id);
+            assertThat(reply.text().lines().filter(line -> line.startsWith("buzz_http_server_requests_seconds_bucket{"
+                    + "method=\"GET\",route=\"/v1/scheduled-messages/{id}\",status=\"401\""))).as("buckets per series")
+                    .hasSize(HttpMetrics.BUCKETS.length + 1);
         }
     }
 
