@@ -175,10 +175,10 @@ class NostrToolsNip98Test {
         assertThat(List.of(wrongPath.status(), wrongQuery.status(), tooOld.status(), wrongBody.status()))
                 .containsOnly(401);
         assertThat(wrongPath.message()).isEqualTo("NIP-98 authentication failed: Authorization u tag"
-                + " \"https://sched.example.com/v1/scheduled-messages/elsewhere\" does not match the request URL"
+                + " \"https://sched.example.com/v1/scheduled-messages/elsewhere\" does not match the URL of this request under PUBLIC_BASE_URL"
                 + " \"https://Sched.Example.COM:443/v1/scheduled-messages\"");
         assertThat(wrongQuery.message()).contains("\"https://sched.example.com/v1/scheduled-messages?limit=5\"")
-                .contains("does not match the request URL \"https://Sched.Example.COM:443/v1/scheduled-messages?limit=6\"");
+                .contains("does not match the URL of this request under PUBLIC_BASE_URL \"https://Sched.Example.COM:443/v1/scheduled-messages?limit=6\"");
         assertThat(tooOld.message()).contains("Authorization event is too old: created_at is 12")
                 .contains("s behind the server clock (limit 60 s)");
         assertThat(wrongBody.message())

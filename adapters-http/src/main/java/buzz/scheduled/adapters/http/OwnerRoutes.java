@@ -313,7 +313,7 @@ final class OwnerRoutes {
         for (int i = 0; i < key.length(); i++) {
             char c = key.charAt(i);
             if (c < 0x20 || c > 0x7e) {
-                return Optional.of("Idempotency-Key must be printable ASCII; character " + i + " is not");
+                return Optional.of("Idempotency-Key must be printable ASCII; the character at index " + i + " is not");
             }
         }
         return Optional.empty();

@@ -103,7 +103,8 @@ public final class AuthenticateRequestService implements AuthenticateRequestUseC
         NostrEvent event;
         switch (NostrEventJson.read(json)) {
             case NostrEventJson.Decoded.Malformed malformed -> {
-                return new Refused("Authorization event is malformed: " + malformed.reason());
+                return new Refused("Authorization: Nostr must carry the base64 of a signed kind-27235 event's JSON"
+                        + " (NIP-98); this one decodes to no such event: " + malformed.reason());
             }
             case NostrEventJson.Decoded.Event decoded -> event = decoded.event();
         }
@@ -131,7 +132,7 @@ public final class AuthenticateRequestService implements AuthenticateRequestUseC
                     : "Authorization event has " + urls.size() + " u tags, expected one");
         }
         if (!RequestUrl.normalized(urls.get(0)).equals(RequestUrl.normalized(command.url()))) {
-            return new Refused("Authorization u tag \"" + urls.get(0) + "\" does not match the request URL \""
+            return new Refused("Authorization u tag \"" + urls.get(0) + "\" does not match the URL of this request under PUBLIC_BASE_URL \""
                     + command.url() + "\"");
         }
         List<String> methods = event.tagValues("method");

@@ -144,7 +144,8 @@ class AuthenticateRequestServiceTest {
     void authenticate_malformedEventJson_refusesWithTheReaderReason() {
         String token = Base64.getEncoder().encodeToString("{\"kind\":1.0}".getBytes(StandardCharsets.UTF_8));
 
-        assertThat(post("Nostr " + token)).isEqualTo(new Refused("Authorization event is malformed: number 1.0 at"
+        assertThat(post("Nostr " + token)).isEqualTo(new Refused("Authorization: Nostr must carry the base64 of a"
+                + " signed kind-27235 event's JSON (NIP-98); this one decodes to no such event: number 1.0 at"
                 + " offset 8 is not an integer: it has a fraction (only whole numbers without exponent are accepted)"));
     }
 
@@ -189,7 +190,7 @@ class AuthenticateRequestServiceTest {
         String other = "https://sidecar.example/v1/scheduled-messages/?limit=5";
 
         assertThat(post(header(authEvent(NOW, 27235, tags(other, "POST", null))))).isEqualTo(new Refused(
-                "Authorization u tag \"" + other + "\" does not match the request URL \"" + URL + "\""));
+                "Authorization u tag \"" + other + "\" does not match the URL of this request under PUBLIC_BASE_URL \"" + URL + "\""));
     }
 
     @Test
@@ -243,7 +244,7 @@ class AuthenticateRequestServiceTest {
 
         assertThat(service.authenticate(new AuthenticateRequestCommand("POST", configured, BODY,
                 header(authEvent(NOW, 27235, tags(otherPort, "POST", null)))))).isEqualTo(new Refused(
-                "Authorization u tag \"" + otherPort + "\" does not match the request URL \"" + configured + "\""));
+                "Authorization u tag \"" + otherPort + "\" does not match the URL of this request under PUBLIC_BASE_URL \"" + configured + "\""));
         assertThat(service.authenticate(new AuthenticateRequestCommand("POST", configured, BODY,
                 header(authEvent(NOW, 27235, tags(otherHost, "POST", null)))))).isInstanceOf(Refused.class);
     }

@@ -5,6 +5,7 @@ import buzz.scheduled.domain.nostr.PublicKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Set;
 
@@ -88,15 +89,24 @@ public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Dur
         }
         if (timing == Timing.FUTURE) {
             if (event.createdAt() <= now.getEpochSecond()) {
-                return refuse(RefusalCode.TIME_IN_PAST, "created_at " + event.createdAt()
-                        + " is not after now (" + now.getEpochSecond() + ")");
+                return refuse(RefusalCode.TIME_IN_PAST, "created_at " + event.createdAt() + " ("
+                        + Instant.ofEpochSecond(event.createdAt()) + ") is not after now (" + now.getEpochSecond()
+                        + ", " + now.truncatedTo(ChronoUnit.SECONDS) + "): a scheduled event is"
+                        + " signed with the future time it is due");
             }
             if (event.createdAt() > now.plus(horizon).getEpochSecond()) {
-                return refuse(RefusalCode.TIME_TOO_FAR, "created_at " + event.createdAt() + " is more than "
-                        + horizon.toSeconds() + " s ahead of now (" + now.getEpochSecond() + ")");
+                return refuse(RefusalCode.TIME_TOO_FAR, "created_at " + event.createdAt() + " ("
+                        + Instant.ofEpochSecond(event.createdAt()) + ") is more than " + describe(horizon)
+                        + " ahead of now (" + now.getEpochSecond() + "), the furthest this server schedules");
             }
         }
         return new AdmissionVerdict.Admitted(new Admission(event, channel, dueAt));
+    }
+
+    /** {@code 120 days} for whole days, else seconds ({@code 90 s}). */
+    private static String describe(Duration duration) {
+        return duration.toSecondsPart() == 0 && duration.toMinutesPart() == 0 && duration.toHoursPart() == 0
+                && duration.toDays() > 0 ? duration.toDays() + " days" : duration.toSeconds() + " s";
     }
 
     private static AdmissionVerdict refuse(RefusalCode code, String message) {

@@ -278,7 +278,7 @@ class AdmissionRulesTest {
         Refusal refusal = refusal(check(event));
 
         assertThat(refusal.code()).isEqualTo(RefusalCode.TIME_TOO_FAR);
-        assertThat(refusal.message()).contains(String.valueOf(HORIZON.toSeconds()));
+        assertThat(refusal.message()).contains(HORIZON.toDays() + " days ahead");
     }
 
     @Test

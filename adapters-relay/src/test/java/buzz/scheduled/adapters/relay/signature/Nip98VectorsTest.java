@@ -34,7 +34,7 @@ class Nip98VectorsTest {
 
     private static final Map<String, String> REFUSALS = Map.of(
             "invalid_wrong_url", "Authorization u tag \"http://127.0.0.1:8080/api/v1/events?since=1767225600&limit=10\""
-                    + " does not match the request URL \"http://127.0.0.1:8080/api/v1/events?since=1767225600&limit=20\"",
+                    + " does not match the URL of this request under PUBLIC_BASE_URL \"http://127.0.0.1:8080/api/v1/events?since=1767225600&limit=20\"",
             "invalid_wrong_method", "Authorization method tag \"GET\" does not match the request method \"DELETE\"",
             "invalid_payload_mismatch", "Authorization payload tag does not match the SHA-256 of the request body",
             "invalid_wrong_kind", "Authorization event kind must be 27235 (NIP-98), got 1",
