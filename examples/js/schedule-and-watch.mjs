@@ -14,7 +14,8 @@
 //   BUZZ_URL=http://127.0.0.1:8088 RELAY_URL=ws://127.0.0.1:7777 node schedule-and-watch.mjs
 //
 // Environment: BUZZ_URL (default http://127.0.0.1:8088), RELAY_URL (default ws://127.0.0.1:7777), BUZZ_CHANNEL
-// (default general), BUZZ_AUTHOR_SECRET (64 hex characters; default a new key), BUZZ_DUE_IN_SECONDS (default 5).
+// (default general), BUZZ_AUTHOR_SECRET (64 hex characters; default a new key), BUZZ_DUE_IN_SECONDS (default 5,
+// at least 2). Install its dependencies first: npm ci (in examples/js).
 // Prints what it does, then one JSON line {"published":item,"superseded_event_id":…,"cancelled":item}; exits 1 on
 // any failure.
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
@@ -52,9 +53,19 @@ function message(content, createdAt) {
   return finalizeEvent({ kind: 9, created_at: createdAt, tags: [['h', channel]], content }, secret);
 }
 
+if (!Number.isInteger(dueIn) || dueIn < 2) {
+  throw new Error(`BUZZ_DUE_IN_SECONDS must be a whole number of at least 2 (the edit is signed that far ahead), got ${process.env.BUZZ_DUE_IN_SECONDS}`);
+}
 const info = await (await fetch(`${base}/v1/info`)).json();
 if (!info.supported_extensions?.includes('buzz-scheduled-messages-v1')) {
   throw new Error(`scheduled messages are not on at ${base}: ${JSON.stringify(info)}`);
+}
+// Connect to the relay first: when it cannot be reached, nothing has been scheduled yet.
+let relay;
+try {
+  relay = await Relay.connect(relayUrl);
+} catch (e) {
+  throw new Error(`cannot connect to the relay at ${relayUrl} (RELAY_URL): ${e.message ?? e}`);
 }
 
 // 2. schedule, an hour ahead
@@ -62,15 +73,23 @@ const draft = message('first draft', now() + 3600);
 const created = (await api('POST', '/v1/scheduled-messages', { event: draft })).json;
 console.log(`scheduled ${created.id} for ${new Date(created.due_at * 1000).toISOString()} (event ${draft.id})`);
 
-// 3. edit: the next revision, due in a few seconds, with If-Match on the revision just read
-const current = await api('GET', `/v1/scheduled-messages/${created.id}`);
-const revision = message('final text', now() + dueIn);
-const edited = (await api('PUT', `/v1/scheduled-messages/${created.id}`, { event: revision },
-  { 'If-Match': current.etag })).json;
+// 3. edit: the next revision, due in a few seconds, with If-Match on the revision just read. Should the edit fail,
+// the first draft is cancelled rather than left pending.
+let edited;
+let revision;
+try {
+  const current = await api('GET', `/v1/scheduled-messages/${created.id}`);
+  revision = message('final text', now() + dueIn);
+  edited = (await api('PUT', `/v1/scheduled-messages/${created.id}`, { event: revision },
+    { 'If-Match': current.etag })).json;
+} catch (e) {
+  await api('DELETE', `/v1/scheduled-messages/${created.id}`).catch(() => {});
+  relay.close();
+  throw e;
+}
 console.log(`edited ${edited.id}: revision ${edited.revision}, due ${new Date(edited.due_at * 1000).toISOString()}`);
 
 // 4. watch the relay for the author's messages in the channel until the edited event arrives
-const relay = await Relay.connect(relayUrl);
 const seen = [];
 const arrived = new Promise((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error(`event ${revision.id} did not reach ${relayUrl} in time`)),
