@@ -190,7 +190,7 @@ public final class Main {
     /**
      * Reports a failure in one line and picks the exit code. Unexpected failures also go to the log with their stack
      * trace; expected ones (bad configuration, a newer schema, a locked data directory, a database that does not
-     * exist or does not answer) only in one line, since their message says what to do.
+     * exist or does not answer, an HTTP port already taken) only in one line, since their message says what to do.
      */
     private int fail(String command, Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
@@ -207,6 +207,11 @@ public final class Main {
             if (cause instanceof DataDirectoryLockedException
                     || cause instanceof SQLException sql && OPERATOR_SQL_STATES.contains(sql.getSQLState())) {
                 err.println(command + " failed: " + cause.getMessage());
+                return EXIT_FAILED;
+            }
+            if (cause instanceof java.net.BindException) {
+                // The listener's own message names HTTP_HOST and HTTP_PORT.
+                err.println(command + " failed: " + failure.getMessage());
                 return EXIT_FAILED;
             }
         }

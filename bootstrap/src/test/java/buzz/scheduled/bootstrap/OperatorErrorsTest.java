@@ -60,6 +60,23 @@ class OperatorErrorsTest {
     }
 
     @Test
+    void serve_httpPortAlreadyTaken_failsInOneLineNamingThePortWithoutAStackTrace() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getLoopbackAddress());
+             ServeProcesses processes = new ServeProcesses()) {
+            Path log = dataDir.resolve("serve.log");
+            Process serve = processes.start(Map.of("DATABASE_URL", db.jdbcUrl(), "BUZZ_DATA_DIR",
+                    dataDir.resolve("var").toString(), "HTTP_PORT", Integer.toString(taken.getLocalPort())), log);
+
+            assertThat(serve.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("serve gives up").isTrue();
+            String output = ServeProcesses.output(log);
+            assertThat(serve.exitValue()).as(output).isEqualTo(Main.EXIT_FAILED);
+            assertThat(output).contains("serve failed: cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                    + " (HTTP_HOST, HTTP_PORT)").doesNotContain("\tat ").doesNotContain("Exception in thread");
+        }
+    }
+
+    @Test
     void migrate_databaseDoesNotExist_failsInOneLineWithoutAStackTrace() {
         String missing = db.jdbcUrl().replaceFirst("/[^/?]+\\?", "/buzz_no_such_database?");
 
