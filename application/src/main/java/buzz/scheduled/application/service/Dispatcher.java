@@ -54,6 +54,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * written.
  */
 public final class Dispatcher implements DeliveryCountsUseCase {
+    // Numbers are passed to the logger as strings: System.Logger formats with MessageFormat, which would print 1,004.
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
     /** How long the claim loop waits before looking again when another claimer holds due rows. */
     private static final Duration CONTENDED_PAUSE = Duration.ofMillis(20);
@@ -169,7 +170,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         reaper.shutdownNow();
         if (!emptied) {
             LOG.log(Level.WARNING, "{0} claims were still in flight after the shutdown bound {1}; the reaper will "
-                    + "return them", unfinished, bound);
+                    + "return them", Integer.toString(unfinished), bound);
         }
         return new Shutdown(tally.released.get(), withdrawn, unfinished, !claimLoop.isAlive());
     }
@@ -230,8 +231,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 long asked = System.nanoTime();
                 ClaimedBatch batch = store.claim(want, delivery.lease());
                 if (failures > 0) {
-                    LOG.log(Level.INFO, "claim loop recovered after {0} failed attempt(s) over {1} ms", failures,
-                            (System.nanoTime() - failingSince) / 1_000_000);
+                    LOG.log(Level.INFO, "claim loop recovered after {0} failed attempt(s) over {1} ms", Long.toString(failures),
+                            Long.toString((System.nanoTime() - failingSince) / 1_000_000));
                     failures = 0;
                 }
                 int claimed = batch.messages().size();
@@ -252,7 +253,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                     LOG.log(Level.ERROR, "claim loop failed; retrying every " + settings.errorPause().toMillis()
                             + " ms, logged again when it recovers", e);
                 } else {
-                    LOG.log(Level.DEBUG, "claim loop still failing ({0} attempts): {1}", failures, e.toString());
+                    LOG.log(Level.DEBUG, "claim loop still failing ({0} attempts): {1}", Long.toString(failures), e.toString());
                 }
                 pause(settings.errorPause());
             }
@@ -465,7 +466,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
             int reaped = store.reap(delivery.reapGrace());
             if (reaped > 0) {
                 tally.reaped.addAndGet(reaped);
-                LOG.log(Level.INFO, "returned {0} expired claims to scheduled", reaped);
+                LOG.log(Level.INFO, "returned {0} expired claims to scheduled", Integer.toString(reaped));
                 signal.wakeUp();
             }
         } catch (RuntimeException e) {

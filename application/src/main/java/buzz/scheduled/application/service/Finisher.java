@@ -162,7 +162,7 @@ final class Finisher {
         } catch (RuntimeException e) {
             tally.writeFailures.incrementAndGet();
             LOG.log(Level.WARNING, "recording {0} delivery outcomes failed ({1}); trying again with backoff",
-                    batch.size(), e.toString());
+                    Integer.toString(batch.size()), e.toString());
             batch.forEach(this::retryLater);
             return;
         }
@@ -334,7 +334,7 @@ final class Finisher {
             }
         } catch (RuntimeException e) {
             tally.renewalFailures.incrementAndGet();
-            LOG.log(Level.WARNING, "renewing {0} leases failed: {1}", claims.size(), e.toString());
+            LOG.log(Level.WARNING, "renewing {0} leases failed: {1}", Integer.toString(claims.size()), e.toString());
         }
     }
 
