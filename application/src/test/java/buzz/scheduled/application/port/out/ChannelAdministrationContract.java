@@ -12,7 +12,6 @@ import buzz.scheduled.application.port.out.ScheduleStore.IdempotencyKey;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
-import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.OwnerOutcome;
 import buzz.scheduled.domain.schedule.Revision;
@@ -130,8 +129,8 @@ public abstract class ChannelAdministrationContract {
 
         ChannelDeleted first = administration.deleteChannel(GENERAL);
         ScheduledMessage stillSending = store.find(sending.id()).orElseThrow();
-        ScheduledMessage finished = moved(stillSending.publish(stillSending.token().orElseThrow(), now()));
-        boolean finishingWrite = store.replace(stillSending, finished);
+        boolean finishingWrite = finish(new DeliveryStore.Finish.Publish(new DeliveryStore.Claim(sending.id(),
+                sending.token().orElseThrow()), sending.revision()));
         ChannelDeleted repeat = administration.deleteChannel(GENERAL);
 
         assertThat(first).isEqualTo(new ChannelDeleted(0, 0, 1, true));
@@ -425,18 +424,30 @@ public abstract class ChannelAdministrationContract {
 
     protected ScheduledMessage published(ScheduledMessage due) {
         ScheduledMessage sending = sending(due);
-        return write(sending, moved(sending.publish(sending.token().orElseThrow(), now())));
+        assertThat(finish(new DeliveryStore.Finish.Publish(claimOf(sending), sending.revision()))).isTrue();
+        return store.find(due.id()).orElseThrow();
     }
 
     protected ScheduledMessage failed(ScheduledMessage due) {
-        ScheduledMessage claimed = claimed(due);
-        return write(claimed, moved(claimed.fail(claimed.token().orElseThrow(), FailureReason.RELAY_REJECTED, now())));
+        ScheduledMessage sending = sending(due);
+        assertThat(finish(new DeliveryStore.Finish.Fail(claimOf(sending), sending.revision(),
+                FailureReason.RELAY_REJECTED, ""))).isTrue();
+        return store.find(due.id()).orElseThrow();
     }
 
     protected ScheduledMessage retrying(ScheduledMessage due) {
-        ScheduledMessage claimed = claimed(due);
-        return write(claimed, moved(claimed.retryLater(claimed.token().orElseThrow(), now().plusSeconds(60),
-                Duration.ofHours(1), now())));
+        ScheduledMessage sending = sending(due);
+        assertThat(finish(new DeliveryStore.Finish.Retry(claimOf(sending), sending.revision(), Duration.ofSeconds(60),
+                Duration.ofHours(1), ""))).isTrue();
+        return store.find(due.id()).orElseThrow();
+    }
+
+    private boolean finish(DeliveryStore.Finish finish) {
+        return delivery.finish(List.of(finish)).get(0).recorded();
+    }
+
+    private static DeliveryStore.Claim claimOf(ScheduledMessage sending) {
+        return new DeliveryStore.Claim(sending.id(), sending.token().orElseThrow());
     }
 
     protected ScheduledMessage cancelled(ScheduledMessage pending) {
@@ -459,10 +470,5 @@ public abstract class ChannelAdministrationContract {
 
     protected static IdempotencyKey keyOf(ScheduledMessage message) {
         return new IdempotencyKey(message.owner(), message.eventId().hex());
-    }
-
-    private static ScheduledMessage moved(DeliveryOutcome outcome) {
-        assertThat(outcome).isInstanceOf(DeliveryOutcome.Moved.class);
-        return ((DeliveryOutcome.Moved) outcome).message();
     }
 }

@@ -14,7 +14,6 @@ import buzz.scheduled.application.port.out.ScheduleStore.Page;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
-import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.FencingToken;
 import buzz.scheduled.domain.schedule.Revision;

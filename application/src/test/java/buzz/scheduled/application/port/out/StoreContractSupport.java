@@ -9,7 +9,6 @@ import buzz.scheduled.application.port.out.ScheduleStore.IdempotencyKey;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
-import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
@@ -109,11 +108,6 @@ public abstract class StoreContractSupport {
     protected static ScheduledMessage changed(buzz.scheduled.domain.schedule.OwnerOutcome outcome) {
         assertThat(outcome).isInstanceOf(buzz.scheduled.domain.schedule.OwnerOutcome.Changed.class);
         return ((buzz.scheduled.domain.schedule.OwnerOutcome.Changed) outcome).message();
-    }
-
-    protected static ScheduledMessage moved(DeliveryOutcome outcome) {
-        assertThat(outcome).isInstanceOf(DeliveryOutcome.Moved.class);
-        return ((DeliveryOutcome.Moved) outcome).message();
     }
 
 
