@@ -14,6 +14,7 @@ import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.StateName;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -33,9 +34,9 @@ final class OwnerRoutes {
     /** Default page size of the list. */
     static final int DEFAULT_LIMIT = 50;
     /** States listed when {@code state} is not given: the non-terminal ones. */
-    static final Set<String> DEFAULT_STATES = Set.of("scheduled", "claimed", "sending");
-    /** Every state wire name (SPEC §2). */
-    static final List<String> STATES = List.of("scheduled", "claimed", "sending", "published", "cancelled", "failed");
+    static final Set<String> DEFAULT_STATES = Set.copyOf(StateName.wireNames(StateName.where(s -> !s.terminal())));
+    /** Every state's wire name, in lifecycle order (the domain's list). */
+    static final List<String> STATES = StateName.wireNames(StateName.all());
 
     private static final Set<String> LIST_PARAMETERS = Set.of("state", "channel", "limit", "cursor");
     private static final Pattern IF_MATCH = Pattern.compile("\"([1-9][0-9]{0,9})\"");
