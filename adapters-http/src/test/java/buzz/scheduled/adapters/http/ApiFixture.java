@@ -12,7 +12,7 @@ import buzz.scheduled.application.fakes.SettableClock;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkNotice;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.OwnerMessagesService;
@@ -103,7 +103,7 @@ final class ApiFixture implements AutoCloseable {
         SchedulingSettings scheduling = new SchedulingSettings(
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, MAX_CONTENT_BYTES, Duration.ofDays(120)),
                 new CreateLimits(MAX_PENDING, MAX_PER_WINDOW, Duration.ofMinutes(5)), Duration.ofSeconds(900));
-        OwnerMessagesService service = new OwnerMessagesService(faults, signatures, access,
+        OwnerMessagesService service = new OwnerMessagesService(faults, faults, faults, signatures, access,
                 new SequentialScheduleIds(), clock, DueWorkNotice.NONE, scheduling);
         settings = tune.apply(HttpSettings.of(true, BASE, Duration.ofDays(120), MAX_CONTENT_BYTES, MAX_PENDING));
         api = configure.apply(new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),

@@ -17,7 +17,12 @@ import static org.jooq.impl.DSL.val;
 
 import buzz.scheduled.adapters.postgres.jooq.tables.ScheduledMessageTable;
 import buzz.scheduled.adapters.postgres.jooq.tables.records.ScheduledMessageRecord;
-import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.OwnerMessageChanges;
+import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
@@ -54,12 +59,13 @@ import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 
 /**
- * The storage port on PostgreSQL with jOOQ. Every write is one short transaction and a compare-and-set whose
+ * The owner side's storage ports on PostgreSQL with jOOQ: its reads ({@link OwnerMessageQueries}), admission's
+ * create ({@link MessageAdmission}) and its compare-and-set changes ({@link OwnerMessageChanges}). Every write is one short transaction and a compare-and-set whose
  * row count is checked; every "is it due / has the lease expired" decision is {@code now()} inside the
  * statement that acts on it. No connection is held between calls. The dispatcher's statements are in
  * {@link PostgresDeliveryStore}.
  */
-public final class PostgresScheduleStore implements ScheduleStore {
+public final class PostgresScheduleStore implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {
 
     private static final ScheduledMessageTable M = SCHEDULED_MESSAGE;
     private static final Field<Instant> NOW = DatabaseClock.NOW;
@@ -76,7 +82,10 @@ public final class PostgresScheduleStore implements ScheduleStore {
         this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
     }
 
-    @Override
+    /**
+     * The database clock ({@code now()}), for tools and tests that act on this store; the services read the store's
+     * clock through their own ports ({@code StoreClock}, {@code DeliveryStore.now()}).
+     */
     public Instant now() {
         return dsl.select(NOW).fetchSingle().value1();
     }

@@ -4,19 +4,18 @@ import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.ChannelAdministrationContract;
 import buzz.scheduled.application.port.out.DeliveryStore;
-import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The channel administration contract against PostgreSQL (a scratch database with this build's migrations). */
-class PostgresChannelAdministrationTest extends ChannelAdministrationContract {
+class PostgresChannelAdministrationTest extends ChannelAdministrationContract<PostgresScheduleStore> {
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @Override
-    protected ScheduleStore emptyStore() {
+    protected PostgresScheduleStore emptyStore() {
         db.truncateAllTables();
         return new PostgresScheduleStore(db.dataSource());
     }

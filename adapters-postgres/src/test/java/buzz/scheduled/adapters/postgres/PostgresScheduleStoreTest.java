@@ -2,20 +2,19 @@ package buzz.scheduled.adapters.postgres;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.DeliveryStore;
-import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.ScheduleStoreContract;
 import buzz.scheduled.domain.schedule.Channel;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The owner's storage contract against PostgreSQL (a scratch database with this build's migrations). */
-class PostgresScheduleStoreTest extends ScheduleStoreContract {
+class PostgresScheduleStoreTest extends ScheduleStoreContract<PostgresScheduleStore> {
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @Override
-    protected ScheduleStore emptyStore() {
+    protected PostgresScheduleStore emptyStore() {
         db.truncateAllTables();
         return new PostgresScheduleStore(db.dataSource());
     }

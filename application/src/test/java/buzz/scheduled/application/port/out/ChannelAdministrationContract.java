@@ -3,12 +3,12 @@ package buzz.scheduled.application.port.out;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.TestEvents;
-import buzz.scheduled.application.port.out.ChannelAdministration.ChannelDeleted;
-import buzz.scheduled.application.port.out.ChannelAdministration.MemberRemoved;
-import buzz.scheduled.application.port.out.ChannelAdministration.Reservations;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
-import buzz.scheduled.application.port.out.ScheduleStore.IdempotencyKey;
+import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
+import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
+import buzz.scheduled.application.port.in.ReservationsUseCase.Reservations;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateResult;
+import buzz.scheduled.application.port.out.MessageAdmission.IdempotencyKey;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
@@ -29,10 +29,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every {@link ChannelAdministration} must have, run against the in-memory fake (application
- * tests) and PostgreSQL (adapters-postgres). Messages are put in place through the {@link ScheduleStore} port
+ * tests) and PostgreSQL (adapters-postgres). Messages are put in place through the owner side's ports
  * and domain transitions, and times are taken from the store's own clock.
  */
-public abstract class ChannelAdministrationContract {
+public abstract class ChannelAdministrationContract<S extends OwnerMessageQueries & MessageAdmission & OwnerMessageChanges> {
 
     protected static final CreateLimits NO_LIMITS = new CreateLimits(10_000, 10_000, Duration.ofMinutes(5));
     protected static final Duration LEASE = Duration.ofMinutes(5);
@@ -41,12 +41,12 @@ public abstract class ChannelAdministrationContract {
     protected static final Channel GENERAL = new Channel("general");
     protected static final Channel RANDOM = new Channel("random");
 
-    protected ScheduleStore store;
+    protected S store;
     protected DeliveryStore delivery;
     protected ChannelAdministration administration;
 
     /** A store with no messages, keys or tombstones. */
-    protected abstract ScheduleStore emptyStore();
+    protected abstract S emptyStore();
 
     /** The administration port over the store {@link #emptyStore()} returned last. */
     protected abstract ChannelAdministration administration();
@@ -386,11 +386,11 @@ public abstract class ChannelAdministrationContract {
     // helpers: messages put in place through the storage port and domain transitions
 
     protected Instant now() {
-        return store.now().truncatedTo(ChronoUnit.MICROS);
+        return delivery.now().truncatedTo(ChronoUnit.MICROS);
     }
 
     protected long inSeconds(long seconds) {
-        return store.now().getEpochSecond() + seconds;
+        return delivery.now().getEpochSecond() + seconds;
     }
 
     /** A revision-1 message by {@code owner} in {@code channel}, due {@code fromNow} from the store's now. */
