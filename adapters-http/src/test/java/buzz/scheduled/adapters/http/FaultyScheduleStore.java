@@ -20,7 +20,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The owner side's three storage ports over an in-memory store, passing every call on unless a test makes it fail like an exhausted connection pool
+ * The owner side's three storage ports over an in-memory store, passing every call on unless a test makes it fail like
+ * an exhausted connection pool
  * ({@link Mode#POOL_TIMEOUT}) or hang like an unresponsive database ({@link Mode#HANG}, until {@link #release()}).
  */
 final class FaultyScheduleStore implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {

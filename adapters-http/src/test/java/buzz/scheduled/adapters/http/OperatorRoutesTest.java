@@ -91,8 +91,8 @@ class OperatorRoutesTest {
 
     @Test
     void operatorRoutes_whenNoOperatorIsConfigured_forbidEveryone() throws Exception {
-        OwnerMessagesService owners = new OwnerMessagesService(api.store, api.store, api.store, api.signatures, api.access,
-                new SequentialScheduleIds(), api.clock, DueWorkNotice.NONE, new SchedulingSettings(
+        OwnerMessagesService owners = new OwnerMessagesService(api.store, api.store, api.store, api.signatures,
+                api.access, new SequentialScheduleIds(), api.clock, DueWorkNotice.NONE, new SchedulingSettings(
                         new AdmissionRules(AdmissionRules.DEFAULT_KINDS, 1024, Duration.ofDays(1)),
                         new CreateLimits(5, 5, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
         HttpApi bare = new HttpApi(OwnerUseCases.of(owners), new AuthenticateRequestService(api.signatures, api.clock),

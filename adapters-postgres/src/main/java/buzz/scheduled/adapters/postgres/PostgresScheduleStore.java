@@ -60,7 +60,8 @@ import org.jooq.impl.DSL;
 
 /**
  * The owner side's storage ports on PostgreSQL with jOOQ: its reads ({@link OwnerMessageQueries}), admission's
- * create ({@link MessageAdmission}) and its compare-and-set changes ({@link OwnerMessageChanges}). Every write is one short transaction and a compare-and-set whose
+ * create ({@link MessageAdmission}) and its compare-and-set changes ({@link OwnerMessageChanges}). Every write is one
+ * short transaction and a compare-and-set whose
  * row count is checked; every "is it due / has the lease expired" decision is {@code now()} inside the
  * statement that acts on it. No connection is held between calls. The dispatcher's statements are in
  * {@link PostgresDeliveryStore}.

@@ -73,7 +73,7 @@ final class StateLiterals {
         return "'" + state.wireName() + "'";
     }
 
-    /** {@code states} as a list of SQL literals for {@code IN (…)}, in lifecycle order: {@code 'claimed', 'sending'}. */
+    /** {@code states} as SQL literals for {@code IN (…)}, in lifecycle order: {@code 'claimed', 'sending'}. */
     static String list(Collection<StateName> states) {
         if (states.isEmpty()) {
             throw new IllegalArgumentException("an SQL list of states needs at least one");

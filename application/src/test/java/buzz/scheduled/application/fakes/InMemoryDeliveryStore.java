@@ -25,7 +25,8 @@ import java.util.function.Predicate;
 /**
  * The dispatcher's storage port in memory, over the rows of an {@link InMemoryScheduleStore} and under its lock, so
  * an owner's edit and a claim are as atomic against each other as two transactions. Every write is a row of
- * {@link Transition}'s table ({@link TableMoves}); the PostgreSQL store must agree with it ({@code DeliveryStoreContract},
+ * {@link Transition}'s table ({@link TableMoves}); the PostgreSQL store must agree with it ({@code
+ * DeliveryStoreContract},
  * {@code TransitionContract}).
  */
 public final class InMemoryDeliveryStore implements DeliveryStore {

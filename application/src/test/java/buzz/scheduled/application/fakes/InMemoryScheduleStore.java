@@ -26,7 +26,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The owner side's three storage ports in memory, for application tests. Its clock is a {@link SettableClock} standing in for
+ * The owner side's three storage ports in memory, for application tests. Its clock is a {@link SettableClock} standing
+ * in for
  * the database clock. Every method is synchronized, which makes each one atomic like a transaction; the
  * {@link InMemoryDeliveryStore} works on the same rows under the same lock.
  */

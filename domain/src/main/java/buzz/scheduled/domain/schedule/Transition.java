@@ -44,7 +44,7 @@ public enum Transition {
     RELEASE,
     /** The reaper takes back a claim whose lease ended (plus a grace) without an outcome. */
     REAP,
-    /** Its channel was deleted or its owner removed from it: failed {@code channel_deleted} / {@code member_removed}. */
+    /** Its channel was deleted or its owner removed from it: failed {@code channel_deleted}, {@code member_removed}. */
     REVOKE;
 
     /** What one operation does from one state. */

@@ -334,7 +334,8 @@ class ScheduledMessageTransitionTableTest {
         assertThatThrownBy(Transition.RENEW_LEASE::target).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("RENEW_LEASE");
         assertThat(Transition.CLAIM.countsAttempt()).isTrue();
-        assertThat(Arrays.stream(Transition.values()).filter(Transition::countsAttempt)).containsExactly(Transition.CLAIM);
+        assertThat(Arrays.stream(Transition.values()).filter(Transition::countsAttempt))
+                .containsExactly(Transition.CLAIM);
     }
 
     @Test

@@ -165,7 +165,8 @@ public final class ScratchDatabaseExtension implements BeforeAllCallback, AfterA
                 + " lease_until = lease_until - ? * interval '1 microsecond',"
                 + " finished_at = finished_at - ? * interval '1 microsecond',"
                 + " created_at = created_at - ? * interval '1 microsecond',"
-                + " updated_at = updated_at - ? * interval '1 microsecond'", micros, micros, micros, micros, micros, micros);
+                + " updated_at = updated_at - ? * interval '1 microsecond'",
+                micros, micros, micros, micros, micros, micros);
     }
 
     /**

@@ -14,7 +14,7 @@ public interface ReservationsUseCase {
     Reservations reservations();
 
     /**
-     * Late-delivery reservation figures (SPEC §3.10).
+     * Late-delivery reservation figures (docs/scheduled-messages.md, "Late delivery and reservations").
      *
      * @param heldBefore for the non-terminal messages already due (due time ≤ now), the oldest instant one of
      *                   them may land at: the earlier of its due time and its event's {@code created_at} (they

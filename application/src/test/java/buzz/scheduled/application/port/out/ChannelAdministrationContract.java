@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Test;
  * tests) and PostgreSQL (adapters-postgres). Messages are put in place through the owner side's ports
  * and domain transitions, and times are taken from the store's own clock.
  */
-public abstract class ChannelAdministrationContract<S extends OwnerMessageQueries & MessageAdmission & OwnerMessageChanges> {
+public abstract class ChannelAdministrationContract<
+        S extends OwnerMessageQueries & MessageAdmission & OwnerMessageChanges> {
 
     protected static final CreateLimits NO_LIMITS = new CreateLimits(10_000, 10_000, Duration.ofMinutes(5));
     protected static final Duration LEASE = Duration.ofMinutes(5);

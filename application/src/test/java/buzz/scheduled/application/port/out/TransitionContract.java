@@ -101,7 +101,8 @@ public abstract class TransitionContract<S extends OwnerMessageQueries & Message
         assertThat(after.state().stateName()).as("the tabled state").isEqualTo(to);
         assertThat(after.attempts()).as("attempts")
                 .isEqualTo(before.attempts() + (transition.countsAttempt() ? 1 : 0));
-        assertThat(after.event().isPresent()).as("payload kept only where the state keeps it").isEqualTo(to.keepsEvent());
+        assertThat(after.event().isPresent()).as("payload kept only where the state keeps it")
+                .isEqualTo(to.keepsEvent());
         assertThat(after.token().isPresent()).as("a claim held only where the state holds one")
                 .isEqualTo(to.holdsClaim());
         assertThat(after.id()).isEqualTo(before.id());
@@ -118,7 +119,8 @@ public abstract class TransitionContract<S extends OwnerMessageQueries & Message
             }
             case RENEW_LEASE -> {
                 assertThat(after.token()).isEqualTo(before.token());
-                assertThat(fields.leaseUntil().orElseThrow()).isAfter(before.state().fields().leaseUntil().orElseThrow());
+                assertThat(fields.leaseUntil().orElseThrow())
+                        .isAfter(before.state().fields().leaseUntil().orElseThrow());
             }
             case RETRY -> assertThat(fields.retryAt()).as("claimable again at a retry time").isPresent();
             case RELEASE, REAP -> assertThat(fields.retryAt()).as("claimable again at once").isEmpty();
