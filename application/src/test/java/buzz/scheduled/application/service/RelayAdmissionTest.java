@@ -39,8 +39,8 @@ class RelayAdmissionTest {
     private final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
     private final AtomicReference<Limitation> relayLimits = new AtomicReference<>(Limitation.NONE);
     private final OwnerMessagesService service = new OwnerMessagesService(store, store, store,
-            new FakeEventSignatures(), new ScriptedAccessPolicy(), new SequentialScheduleIds(), clock, DueWorkNotice.NONE,
-            new SchedulingSettings(
+            new FakeEventSignatures(), new ScriptedAccessPolicy(), new SequentialScheduleIds(), clock,
+            DueWorkNotice.NONE, new SchedulingSettings(
                     new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                             Duration.ofDays(120)),
                     new MessageAdmission.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)),
