@@ -5,7 +5,6 @@
 import { chromium } from 'playwright-core';
 import { finalizeEvent, getPublicKey } from 'nostr-tools/pure';
 
-const STATES = ['scheduled', 'claimed', 'sending', 'published', 'cancelled', 'failed'];
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
 
@@ -36,10 +35,9 @@ async function view(browser, secretHex, screenshot) {
   const loaded = await page.getAttribute('body', 'data-loaded');
   const result = { loaded, signedUrls: signed.slice() };
   if (loaded === 'stats') {
-    result.counts = {};
-    for (const state of STATES) {
-      result.counts[state] = Number(await page.textContent(`[data-testid="count-${state}"]`));
-    }
+    // Every count tile the page shows, by its state: the page's own list is the one under test.
+    result.counts = Object.fromEntries(await page.$$eval('[data-testid^="count-"]', (tiles) => tiles.map(
+      (tile) => [tile.dataset.testid.slice('count-'.length), Number(tile.textContent)])));
     result.overdue = Number(await page.textContent('[data-testid="overdue"]'));
     result.publishedLastHour = Number(await page.textContent('[data-testid="published_last_hour"]'));
     result.failures = await page.$$eval('[data-testid="failure"]', (rows) => rows.map((r) => r.textContent));

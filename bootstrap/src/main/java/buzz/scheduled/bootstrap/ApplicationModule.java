@@ -7,16 +7,18 @@ import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
+import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.OwnerMessageChanges;
+import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
-import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.DeliverySettings;
-import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.application.service.OperatorViewService;
+import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.application.service.ReservationsService;
 import buzz.scheduled.application.service.RetentionService;
 import buzz.scheduled.application.service.RetentionSettings;
@@ -33,10 +35,12 @@ public final class ApplicationModule extends AbstractModule {
 
     @Provides
     @Singleton
-    OwnerMessagesService ownerMessages(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
+    OwnerMessagesService ownerMessages(OwnerMessageQueries queries, MessageAdmission admission,
+                                       OwnerMessageChanges changes, EventSignatures signatures, AccessPolicy access,
                                        ScheduleIdSource ids, StoreClock clock, DueWorkNotice dueWork,
                                        SchedulingSettings settings, RelayLimits relayLimits) {
-        return new OwnerMessagesService(store, signatures, access, ids, clock, dueWork, settings, relayLimits);
+        return new OwnerMessagesService(queries, admission, changes, signatures, access, ids, clock, dueWork, settings,
+                relayLimits);
     }
 
     @Provides

@@ -10,8 +10,10 @@ import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.out.AdminMessageQueries;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.DeliveryStore;
+import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.OwnerMessageChanges;
+import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.application.port.out.QueueStatistics;
-import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DatabaseWatch;
@@ -23,7 +25,8 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 /**
- * Binds the storage ports to the PostgreSQL adapter over the shared pool: the schedule store (jOOQ), the
+ * Binds the storage ports to the PostgreSQL adapter over the shared pool: the owner side's three (its reads,
+ * admission, its changes: one jOOQ store), the
  * dispatcher's delivery store (plain JDBC), the channel administration (deletion, purges, retention pruning,
  * reservations), the operator view's reads (queue statistics, message metadata), and the database watch (a probe
  * on a connection of its own, through the pool's URL) as the store's clock and the database status.
@@ -63,8 +66,23 @@ public final class PersistenceModule extends AbstractModule {
 
     @Provides
     @Singleton
-    ScheduleStore scheduleStore(DataSource dataSource) {
+    PostgresScheduleStore scheduleStore(DataSource dataSource) {
         return new PostgresScheduleStore(dataSource);
+    }
+
+    @Provides
+    OwnerMessageQueries ownerMessageQueries(PostgresScheduleStore store) {
+        return store;
+    }
+
+    @Provides
+    MessageAdmission messageAdmission(PostgresScheduleStore store) {
+        return store;
+    }
+
+    @Provides
+    OwnerMessageChanges ownerMessageChanges(PostgresScheduleStore store) {
+        return store;
     }
 
     @Provides

@@ -2,11 +2,22 @@ package buzz.scheduled.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import buzz.scheduled.adapters.http.HttpApi;
+import buzz.scheduled.adapters.http.access.CallbackAccessPolicy;
 import buzz.scheduled.adapters.http.archfixture.HttpClassUsingThePostgresAdapter;
+import buzz.scheduled.adapters.http.archfixture.HttpRouteUsingAnOutboundPort;
 import buzz.scheduled.adapters.postgres.DatabaseUrl;
+import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
+import buzz.scheduled.adapters.postgres.archfixture.PostgresClassUsingAService;
 import buzz.scheduled.adapters.relay.archfixture.RelayClassWithItsOwnClock;
 import buzz.scheduled.application.archfixture.ApplicationClassReadingTheClock;
 import buzz.scheduled.application.archfixture.ApplicationClassUsingAnAdapter;
+import buzz.scheduled.application.port.in.archfixture.UseCaseReturningAService;
+import buzz.scheduled.application.port.out.InProcessDueWorkSignal;
+import buzz.scheduled.application.port.out.archfixture.OutboundPortNamingAService;
+import buzz.scheduled.application.service.DeletionService;
+import buzz.scheduled.application.service.OwnerMessagesService;
+import buzz.scheduled.application.service.SchedulingSettings;
 import buzz.scheduled.domain.archfixture.DomainClassUsingJackson;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -81,6 +92,56 @@ class ArchitectureRulesTest {
 
         assertThat(result.hasViolation()).isTrue();
         assertThat(details(result)).contains("buzz.scheduled.adapters.postgres.jooq.DefaultCatalog");
+    }
+
+    @Test
+    void serviceRule_postgresAdapterBuildsAService_reportsTheServiceDependency() {
+        EvaluationResult result = evaluate(ArchitectureTest.adapters_do_not_depend_on_application_services,
+                PostgresClassUsingAService.class, DeletionService.class);
+
+        assertThat(result.hasViolation()).isTrue();
+        assertThat(details(result)).contains("PostgresClassUsingAService")
+                .contains("buzz.scheduled.application.service.DeletionService");
+    }
+
+    @Test
+    void serviceRule_listenerUsingTheInProcessSignalBesideItsPort_isAllowed() {
+        EvaluationResult result = evaluate(ArchitectureTest.adapters_do_not_depend_on_application_services,
+                PostgresDueWorkSignal.class, InProcessDueWorkSignal.class);
+
+        assertThat(result.hasViolation()).isFalse();
+    }
+
+    @Test
+    void portRule_outboundAndInboundPortsNamingServices_reportsBoth() {
+        EvaluationResult result = evaluate(ArchitectureTest.ports_do_not_depend_on_services,
+                OutboundPortNamingAService.class, UseCaseReturningAService.class, SchedulingSettings.class,
+                OwnerMessagesService.class);
+
+        assertThat(result.hasViolation()).isTrue();
+        assertThat(details(result)).contains("OutboundPortNamingAService.settings()")
+                .contains("buzz.scheduled.application.service.SchedulingSettings")
+                .contains("UseCaseReturningAService.service()")
+                .contains("buzz.scheduled.application.service.OwnerMessagesService");
+    }
+
+    @Test
+    void inboundAdapterRule_httpRouteUsesAnOutboundPortsType_reportsItButNotTheInboundPortsType() {
+        EvaluationResult result = evaluate(ArchitectureTest.inbound_http_adapter_does_not_depend_on_outbound_ports,
+                HttpRouteUsingAnOutboundPort.class);
+
+        assertThat(result.hasViolation()).isTrue();
+        assertThat(details(result)).contains("HttpRouteUsingAnOutboundPort.acceptable(")
+                .contains("buzz.scheduled.application.port.out.MessageAdmission$IdempotencyKey")
+                .doesNotContain("ListMessagesUseCase$Page");
+    }
+
+    @Test
+    void inboundAdapterRule_callbackAccessPolicyImplementingItsOutboundPort_isAllowed() {
+        EvaluationResult result = evaluate(ArchitectureTest.inbound_http_adapter_does_not_depend_on_outbound_ports,
+                CallbackAccessPolicy.class, HttpApi.class);
+
+        assertThat(result.hasViolation()).isFalse();
     }
 
     private static EvaluationResult evaluate(ArchRule rule, Class<?>... classes) {

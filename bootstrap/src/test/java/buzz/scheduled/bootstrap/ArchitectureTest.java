@@ -30,6 +30,13 @@ class ArchitectureTest {
     static final String BOOTSTRAP = "buzz.scheduled.bootstrap..";
     static final String POSTGRES_ADAPTER = "buzz.scheduled.adapters.postgres..";
     static final String GENERATED_JOOQ = "buzz.scheduled.adapters.postgres.jooq..";
+    static final String ADAPTERS = "buzz.scheduled.adapters..";
+    static final String SERVICES = "buzz.scheduled.application.service..";
+    static final String INBOUND_PORTS = "buzz.scheduled.application.port.in..";
+    static final String OUTBOUND_PORTS = "buzz.scheduled.application.port.out..";
+    static final String HTTP_ADAPTER = "buzz.scheduled.adapters.http..";
+    /** The HTTP module's one outbound adapter: the {@code http} access policy, a client of the operator's callback. */
+    static final String HTTP_ACCESS_POLICY = "buzz.scheduled.adapters.http.access..";
 
     /** The domain is plain Java: only {@code java.*} and itself. */
     @ArchTest
@@ -51,6 +58,31 @@ class ArchitectureTest {
             .matching("buzz.scheduled.adapters.(*)..")
             .should().notDependOnEachOther()
             .because("adapters depend on application and domain only");
+
+    /** Adapters reach the application through its ports only; which service implements a port is bootstrap's wiring. */
+    @ArchTest
+    static final ArchRule adapters_do_not_depend_on_application_services = noClasses()
+            .that().resideInAPackage(ADAPTERS)
+            .should().dependOnClassesThat().resideInAPackage(SERVICES)
+            .because("an adapter talks to the application through port.in and port.out, never to a service");
+
+    /** The ports are the application's boundary: they speak of the domain and of each other, never of a service. */
+    @ArchTest
+    static final ArchRule ports_do_not_depend_on_services = noClasses()
+            .that().resideInAnyPackage(INBOUND_PORTS, OUTBOUND_PORTS)
+            .should().dependOnClassesThat().resideInAPackage(SERVICES)
+            .because("a port must not leak how it is implemented");
+
+    /**
+     * The HTTP API is an inbound adapter: it sees the use cases and the types they own, never an outbound port. Its one
+     * outbound adapter, the callback access policy, implements {@code AccessPolicy} and is left out.
+     */
+    @ArchTest
+    static final ArchRule inbound_http_adapter_does_not_depend_on_outbound_ports = noClasses()
+            .that().resideInAPackage(HTTP_ADAPTER)
+            .and().resideOutsideOfPackage(HTTP_ACCESS_POLICY)
+            .should().dependOnClassesThat().resideInAPackage(OUTBOUND_PORTS)
+            .because("inbound ports own every type an inbound adapter sees (STYLE.md)");
 
     /** Only bootstrap (and tests) may read the system clock; everything else takes the WallClock port or the database clock. */
     @ArchTest

@@ -13,6 +13,7 @@ import buzz.scheduled.application.port.in.QueueStatsUseCase.QueueStats;
 import buzz.scheduled.application.port.in.QueueStatsUseCase.RecentFailure;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.StateName;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -31,7 +32,7 @@ final class AdminRoutes {
     static final String MESSAGES = "/v1/admin/messages";
     static final String STATS = "/v1/admin/stats";
 
-    static final List<String> STATES = List.of("scheduled", "claimed", "sending", "published", "cancelled", "failed");
+    static final List<String> STATES = StateName.wireNames(StateName.all());
     private static final Set<String> MESSAGE_PARAMETERS = Set.of("state", "channel", "owner", "limit", "cursor");
     private static final int DEFAULT_LIMIT = 50;
     private static final Pattern PUBKEY = Pattern.compile("[0-9a-f]{64}");

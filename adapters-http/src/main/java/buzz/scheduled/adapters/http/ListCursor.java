@@ -1,6 +1,6 @@
 package buzz.scheduled.adapters.http;
 
-import buzz.scheduled.application.port.out.ScheduleStore.Cursor;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
 import buzz.scheduled.domain.nostr.Hex;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import java.nio.charset.StandardCharsets;

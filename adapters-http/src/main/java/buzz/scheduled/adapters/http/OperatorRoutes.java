@@ -1,8 +1,8 @@
 package buzz.scheduled.adapters.http;
 
-import buzz.scheduled.application.port.out.ChannelAdministration.ChannelDeleted;
-import buzz.scheduled.application.port.out.ChannelAdministration.MemberRemoved;
-import buzz.scheduled.application.port.out.ChannelAdministration.Reservations;
+import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
+import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
+import buzz.scheduled.application.port.in.ReservationsUseCase.Reservations;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import java.time.Instant;

@@ -1,19 +1,20 @@
 package buzz.scheduled.adapters.http;
 
 import buzz.scheduled.application.port.in.CancelMessageUseCase.CancelMessageCommand;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
 import buzz.scheduled.application.port.in.OwnerChangeResult;
 import buzz.scheduled.application.port.in.ReviseMessageUseCase.ReviseMessageCommand;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleMessageCommand;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
 import buzz.scheduled.application.port.in.SendNowUseCase.SendNowCommand;
-import buzz.scheduled.application.port.out.ScheduleStore;
-import buzz.scheduled.application.port.out.ScheduleStore.Cursor;
-import buzz.scheduled.application.port.out.ScheduleStore.IdempotencyKey;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.StateName;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -33,9 +34,9 @@ final class OwnerRoutes {
     /** Default page size of the list. */
     static final int DEFAULT_LIMIT = 50;
     /** States listed when {@code state} is not given: the non-terminal ones. */
-    static final Set<String> DEFAULT_STATES = Set.of("scheduled", "claimed", "sending");
-    /** Every state wire name (SPEC §2). */
-    static final List<String> STATES = List.of("scheduled", "claimed", "sending", "published", "cancelled", "failed");
+    static final Set<String> DEFAULT_STATES = Set.copyOf(StateName.wireNames(StateName.where(s -> !s.terminal())));
+    /** Every state's wire name, in lifecycle order (the domain's list). */
+    static final List<String> STATES = StateName.wireNames(StateName.all());
 
     private static final Set<String> LIST_PARAMETERS = Set.of("state", "channel", "limit", "cursor");
     private static final Pattern IF_MATCH = Pattern.compile("\"([1-9][0-9]{0,9})\"");
@@ -124,9 +125,9 @@ final class OwnerRoutes {
         Optional<String> limitParam = single(query, "limit");
         if (limitParam.isPresent()) {
             String text = limitParam.get();
-            if (!text.matches("[1-9][0-9]{0,3}") || Integer.parseInt(text) > ScheduleStore.ListQuery.MAX_LIMIT) {
+            if (!text.matches("[1-9][0-9]{0,3}") || Integer.parseInt(text) > ListQuery.MAX_LIMIT) {
                 return Answer.Problem.invalidRequest("limit must be a whole number from 1 to "
-                        + ScheduleStore.ListQuery.MAX_LIMIT + ", got \"" + text + "\"");
+                        + ListQuery.MAX_LIMIT + ", got \"" + text + "\"");
             }
             limit = Integer.parseInt(text);
         }
@@ -139,8 +140,7 @@ final class OwnerRoutes {
                         + "from the previous page unchanged");
             }
         }
-        ScheduleStore.Page page = useCases.list().list(
-                new ScheduleStore.ListQuery(request.owner(), states, channel, limit, after));
+        Page page = useCases.list().list(new ListQuery(request.owner(), states, channel, limit, after));
         List<Object> items = new ArrayList<>(page.items().size());
         for (ScheduledMessage message : page.items()) {
             if (!message.owner().equals(request.owner())) {
@@ -306,9 +306,9 @@ final class OwnerRoutes {
         if (key.isEmpty()) {
             return Optional.of("Idempotency-Key is empty; leave it out to use the event id as the key");
         }
-        if (key.length() > IdempotencyKey.MAX_LENGTH) {
+        if (key.length() > ScheduleMessageCommand.MAX_IDEMPOTENCY_KEY_LENGTH) {
             return Optional.of("Idempotency-Key is " + key.length() + " characters; at most "
-                    + IdempotencyKey.MAX_LENGTH + " are accepted");
+                    + ScheduleMessageCommand.MAX_IDEMPOTENCY_KEY_LENGTH + " are accepted");
         }
         for (int i = 0; i < key.length(); i++) {
             char c = key.charAt(i);

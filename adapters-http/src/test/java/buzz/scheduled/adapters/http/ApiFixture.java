@@ -10,8 +10,9 @@ import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
+import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkNotice;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.OwnerMessagesService;
@@ -24,7 +25,6 @@ import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.nostr.Signature;
 import buzz.scheduled.domain.nostr.UnsignedEvent;
 import buzz.scheduled.domain.schedule.AdmissionRules;
-import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.FencingToken;
 import buzz.scheduled.domain.schedule.ScheduleState;
@@ -103,7 +103,7 @@ final class ApiFixture implements AutoCloseable {
         SchedulingSettings scheduling = new SchedulingSettings(
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, MAX_CONTENT_BYTES, Duration.ofDays(120)),
                 new CreateLimits(MAX_PENDING, MAX_PER_WINDOW, Duration.ofMinutes(5)), Duration.ofSeconds(900));
-        OwnerMessagesService service = new OwnerMessagesService(faults, signatures, access,
+        OwnerMessagesService service = new OwnerMessagesService(faults, faults, faults, signatures, access,
                 new SequentialScheduleIds(), clock, DueWorkNotice.NONE, scheduling);
         settings = tune.apply(HttpSettings.of(true, BASE, Duration.ofDays(120), MAX_CONTENT_BYTES, MAX_PENDING));
         api = configure.apply(new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
@@ -303,20 +303,22 @@ final class ApiFixture implements AutoCloseable {
     /** Claims, sends and records the relay's acceptance: {@code published}. */
     ScheduledMessage published(String id) {
         ScheduledMessage sending = sending(id);
-        return move(sending, sending.publish(sending.token().orElseThrow(), clock.now()));
+        return finish(new DeliveryStore.Finish.Publish(claimOf(sending), sending.revision()));
     }
 
     /** Claims and fails it for {@code reason}. */
     ScheduledMessage failed(String id, FailureReason reason) {
-        ScheduledMessage claimed = claim(id);
-        return move(claimed, claimed.fail(claimed.token().orElseThrow(), reason, clock.now()));
+        ScheduledMessage sending = sending(id);
+        return finish(new DeliveryStore.Finish.Fail(claimOf(sending), sending.revision(), reason, ""));
     }
 
-    private ScheduledMessage move(ScheduledMessage current, DeliveryOutcome outcome) {
-        assertThat(outcome).isInstanceOf(DeliveryOutcome.Moved.class);
-        ScheduledMessage next = ((DeliveryOutcome.Moved) outcome).message();
-        assertThat(store.replace(current, next)).isTrue();
-        return next;
+    private ScheduledMessage finish(DeliveryStore.Finish finish) {
+        assertThat(delivery.finish(List.of(finish)).get(0).recorded()).isTrue();
+        return stored(finish.claim().id().toString());
+    }
+
+    private static DeliveryStore.Claim claimOf(ScheduledMessage sending) {
+        return new DeliveryStore.Claim(sending.id(), sending.token().orElseThrow());
     }
 
     /** The stored message with this item id. */

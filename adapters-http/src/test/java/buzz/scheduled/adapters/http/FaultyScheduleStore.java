@@ -1,6 +1,11 @@
 package buzz.scheduled.adapters.http;
 
-import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.OwnerMessageChanges;
+import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
@@ -15,18 +20,19 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A store that passes every call to another one, unless a test makes it fail like an exhausted connection pool
+ * The owner side's three storage ports over an in-memory store, passing every call on unless a test makes it fail like
+ * an exhausted connection pool
  * ({@link Mode#POOL_TIMEOUT}) or hang like an unresponsive database ({@link Mode#HANG}, until {@link #release()}).
  */
-final class FaultyScheduleStore implements ScheduleStore {
+final class FaultyScheduleStore implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {
     enum Mode { HEALTHY, POOL_TIMEOUT, HANG }
 
-    private final ScheduleStore delegate;
+    private final InMemoryScheduleStore delegate;
     private volatile Mode mode = Mode.HEALTHY;
     private final CountDownLatch released = new CountDownLatch(1);
     private final CountDownLatch hanging = new CountDownLatch(1);
 
-    FaultyScheduleStore(ScheduleStore delegate) {
+    FaultyScheduleStore(InMemoryScheduleStore delegate) {
         this.delegate = delegate;
     }
 
@@ -60,11 +66,6 @@ final class FaultyScheduleStore implements ScheduleStore {
                 throw new IllegalStateException("released after hanging");
             }
         }
-    }
-
-    @Override
-    public Instant now() {
-        return delegate.now();
     }
 
     @Override

@@ -106,7 +106,7 @@ class ListAndIsolationTest {
 
     @Test
     void list_cursorWithValidCheckButImpossibleDueTime_answers400InvalidRequest() {
-        String forged = ListCursor.encode(new buzz.scheduled.application.port.out.ScheduleStore.Cursor(
+        String forged = ListCursor.encode(new buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor(
                 java.time.Instant.ofEpochSecond(10_000_000_000_000L),
                 buzz.scheduled.domain.schedule.ScheduleId.parse("00000000-0000-4000-8000-000000000001")));
 

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.port.out.DueWorkNotice;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.application.service.SchedulingSettings;
@@ -91,8 +91,8 @@ class OperatorRoutesTest {
 
     @Test
     void operatorRoutes_whenNoOperatorIsConfigured_forbidEveryone() throws Exception {
-        OwnerMessagesService owners = new OwnerMessagesService(api.store, api.signatures, api.access,
-                new SequentialScheduleIds(), api.clock, DueWorkNotice.NONE, new SchedulingSettings(
+        OwnerMessagesService owners = new OwnerMessagesService(api.store, api.store, api.store, api.signatures,
+                api.access, new SequentialScheduleIds(), api.clock, DueWorkNotice.NONE, new SchedulingSettings(
                         new AdmissionRules(AdmissionRules.DEFAULT_KINDS, 1024, Duration.ofDays(1)),
                         new CreateLimits(5, 5, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
         HttpApi bare = new HttpApi(OwnerUseCases.of(owners), new AuthenticateRequestService(api.signatures, api.clock),

@@ -11,6 +11,9 @@ import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.select;
 import static org.jooq.impl.DSL.val;
 
+import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
+import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
+import buzz.scheduled.application.port.in.ReservationsUseCase.Reservations;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
@@ -72,9 +75,9 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
                     .and(StateLiterals.terminal(SCHEDULED_MESSAGE))
                     .and(SCHEDULED_MESSAGE.EVENT_JSON.isNotNull())
                     .execute();
-            purgeHistory(tx, inChannel.and(SCHEDULED_MESSAGE.STATE.ne(StateLiterals.SENDING)));
+            purgeHistory(tx, inChannel.and(SCHEDULED_MESSAGE.STATE.notIn(StateLiterals.IN_FLIGHT)));
             int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, inChannel.and(StateLiterals.pending(SCHEDULED_MESSAGE))
-                    .and(SCHEDULED_MESSAGE.STATE.eq(StateLiterals.SENDING)));
+                    .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.IN_FLIGHT)));
             return new ChannelDeleted(failed, failed + purgedTerminal, inFlight, newlyDeleted);
         });
     }
@@ -87,18 +90,19 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
                     .and(SCHEDULED_MESSAGE.OWNER.eq(member.hex()));
             int failed = revoke(tx, theirs, FailureReason.MEMBER_REMOVED);
             int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, theirs.and(StateLiterals.pending(SCHEDULED_MESSAGE))
-                    .and(SCHEDULED_MESSAGE.STATE.eq(StateLiterals.SENDING)));
+                    .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.IN_FLIGHT)));
             return new MemberRemoved(failed, inFlight);
         });
     }
 
     /**
-     * Fails the pending ({@code scheduled}, {@code claimed}) rows matching {@code which} for {@code reason}, the
-     * way {@code ScheduledMessage.revoke} does: claim cleared (which revokes it), payload and history purged.
+     * Fails the revocable rows matching {@code which} for {@code reason}, as {@code Transition.REVOKE}'s row of the
+     * domain's table says ({@code scheduled}, {@code claimed} → {@code failed}): claim cleared (which revokes it),
+     * payload and history purged.
      */
     private static int revoke(DSLContext tx, Condition which, FailureReason reason) {
         List<UUID> revoked = tx.update(SCHEDULED_MESSAGE)
-                .set(SCHEDULED_MESSAGE.STATE, "failed")
+                .set(SCHEDULED_MESSAGE.STATE, StateLiterals.REVOKED_INTO)
                 .set(SCHEDULED_MESSAGE.REASON, reason.wireName())
                 .setNull(SCHEDULED_MESSAGE.EVENT_JSON)
                 .setNull(SCHEDULED_MESSAGE.FENCING_TOKEN)

@@ -7,6 +7,7 @@ import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.FencingToken;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.StateName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -46,21 +47,22 @@ public final class PostgresDeliveryStore implements DeliveryStore {
 
     static final String CLAIM = """
             UPDATE scheduled_message m
-               SET state = 'sending', fencing_token = (SELECT nextval('fencing_token_seq')),
+               SET state = %s, fencing_token = (SELECT nextval('fencing_token_seq')),
                    lease_until = now() + ? * interval '1 microsecond', attempts = m.attempts + 1, updated_at = now()
              WHERE m.ctid = ANY(ARRAY(
                        SELECT c.ctid FROM scheduled_message c
                         WHERE c.finished_at IS NULL
                           AND greatest(c.due_at, c.retry_at) <= now()
-                          AND c.state = 'scheduled'
+                          AND c.state = %s
                         ORDER BY greatest(c.due_at, c.retry_at), c.id
                         LIMIT ?
                         FOR UPDATE SKIP LOCKED))
-               AND m.state = 'scheduled'
+               AND m.state = %s
             RETURNING m.id, m.fencing_token, m.revision, m.event_id, m.event_json, m.owner, m.channel, m.due_at,
                       m.lease_until, m.attempts, now(),
                       EXISTS (SELECT 1 FROM channel_tombstone t WHERE t.channel = m.channel),
-                      octet_length(m.event_json)""";
+                      octet_length(m.event_json)""".formatted(
+            StateLiterals.CLAIMED_INTO, StateLiterals.CLAIMABLE, StateLiterals.CLAIMABLE);
 
     /**
      * Outcomes by position ({@code WITH ORDINALITY}): {@code publish}, {@code retry} (rescheduled at now() + delay, or
@@ -75,11 +77,11 @@ public final class PostgresDeliveryStore implements DeliveryStore {
             ), u AS (
                 UPDATE scheduled_message m
                    SET state = CASE
-                           WHEN w.outcome = 'publish' THEN 'published'
-                           WHEN w.outcome = 'fail' THEN 'failed'
+                           WHEN w.outcome = 'publish' THEN %1$s
+                           WHEN w.outcome = 'fail' THEN %2$s
                            WHEN w.outcome = 'retry' AND now() + w.delay_us * interval '1 microsecond'
-                                > m.due_at + w.max_lateness_us * interval '1 microsecond' THEN 'failed'
-                           ELSE 'scheduled' END,
+                                > m.due_at + w.max_lateness_us * interval '1 microsecond' THEN %2$s
+                           ELSE %3$s END,
                        reason = CASE
                            WHEN w.outcome = 'fail' THEN w.reason
                            WHEN w.outcome = 'retry' AND now() + w.delay_us * interval '1 microsecond'
@@ -102,7 +104,7 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                        fencing_token = NULL, lease_until = NULL, updated_at = now()
                   FROM w
                  WHERE m.id = w.id
-                   AND m.state = 'sending'
+                   AND m.state = %4$s
                    AND m.fencing_token = w.token
                    AND m.revision = w.revision
                 RETURNING w.ord, m.id, m.state, now() AS written_at
@@ -110,9 +112,10 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                 UPDATE scheduled_message_revision r
                    SET event_json = NULL
                   FROM u
-                 WHERE r.message_id = u.id AND u.state = 'failed' AND r.event_json IS NOT NULL
+                 WHERE r.message_id = u.id AND u.state = %2$s AND r.event_json IS NOT NULL
             )
-            SELECT ord, state, written_at FROM u""";
+            SELECT ord, state, written_at FROM u""".formatted(StateLiterals.PUBLISHED, StateLiterals.FAILED,
+            StateLiterals.RESCHEDULED, StateLiterals.FINISHABLE);
 
     static final String RENEW = """
             UPDATE scheduled_message m
@@ -120,8 +123,8 @@ public final class PostgresDeliveryStore implements DeliveryStore {
               FROM unnest(?::uuid[], ?::bigint[]) AS w(id, token)
              WHERE m.id = w.id
                AND m.fencing_token = w.token
-               AND m.state IN ('claimed', 'sending')
-            RETURNING m.id""";
+               AND m.state IN (%s)
+            RETURNING m.id""".formatted(StateLiterals.RENEWABLE);
 
     /**
      * Rows in flight are pending and already claimable by time, so the claimable index's due range holds them all; rows
@@ -129,24 +132,25 @@ public final class PostgresDeliveryStore implements DeliveryStore {
      */
     static final String REAP = """
             UPDATE scheduled_message m
-               SET state = 'scheduled', fencing_token = NULL, lease_until = NULL, retry_at = NULL, updated_at = now()
+               SET state = %1$s, fencing_token = NULL, lease_until = NULL, retry_at = NULL, updated_at = now()
              WHERE m.ctid = ANY(ARRAY(
                        SELECT e.ctid FROM scheduled_message e
                         WHERE e.finished_at IS NULL
                           AND greatest(e.due_at, e.retry_at) <= now()
-                          AND e.state IN ('claimed', 'sending')
+                          AND e.state IN (%2$s)
                           AND e.lease_until < now() - ? * interval '1 microsecond'
                         FOR NO KEY UPDATE SKIP LOCKED))
-               AND m.state IN ('claimed', 'sending')
-               AND m.lease_until < now() - ? * interval '1 microsecond'""";
+               AND m.state IN (%2$s)
+               AND m.lease_until < now() - ? * interval '1 microsecond'""".formatted(StateLiterals.REAPED_INTO,
+            StateLiterals.REAPABLE);
 
     static final String NEXT_DUE = """
             SELECT greatest(due_at, retry_at)
               FROM scheduled_message
              WHERE finished_at IS NULL
-               AND state = 'scheduled'
+               AND state = %s
              ORDER BY greatest(due_at, retry_at)
-             LIMIT 1""";
+             LIMIT 1""".formatted(StateLiterals.CLAIMABLE);
 
     private static final String NOW = "SELECT now()";
     private static final int DEADLOCK_RETRIES = 3;
@@ -282,13 +286,7 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                     while (rows.next()) {
                         int position = Math.toIntExact(rows.getLong(1)) - 1;
                         Instant at = instant(rows, 3);
-                        Written written = switch (rows.getString(2)) {
-                            case "published" -> Written.PUBLISHED;
-                            case "scheduled" -> Written.RESCHEDULED;
-                            case "failed" -> outcomes.get(position) instanceof Finish.Retry ? Written.EXPIRED
-                                    : Written.FAILED;
-                            default -> throw new IllegalStateException("a finish left state " + rows.getString(2));
-                        };
+                        Written written = written(rows.getString(2), outcomes.get(position));
                         answers[from + position] = new FinishResult(written, Optional.of(at));
                     }
                 }
@@ -299,6 +297,21 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                 }
             }
         }
+    }
+
+    /** What a finish came to, by the state it left the row in. */
+    private static Written written(String state, Finish finish) {
+        StateName left = StateName.fromWireName(state);
+        if (left == StateLiterals.PUBLISH_TARGET) {
+            return Written.PUBLISHED;
+        }
+        if (left == StateLiterals.RETRY_TARGET) {
+            return Written.RESCHEDULED;
+        }
+        if (left == StateLiterals.FAIL_TARGET) {
+            return finish instanceof Finish.Retry ? Written.EXPIRED : Written.FAILED;
+        }
+        throw new IllegalStateException("a finish left state " + state);
     }
 
     /** The words kept in {@code last_error} for the operator (never event content): at most 500 characters. */

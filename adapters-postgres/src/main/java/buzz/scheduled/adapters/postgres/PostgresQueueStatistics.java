@@ -9,6 +9,7 @@ import buzz.scheduled.application.port.out.QueueStatistics;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.StateName;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -35,7 +36,12 @@ import org.jooq.impl.DSL;
 public final class PostgresQueueStatistics implements QueueStatistics {
 
     /** Every state's wire name, in lifecycle order. */
-    static final List<String> STATES = List.of("scheduled", "claimed", "sending", "published", "cancelled", "failed");
+    static final List<String> STATES = StateName.wireNames(StateName.all());
+    private static final String PENDING_STATES = StateLiterals.list(StateName.where(state -> !state.terminal()));
+    private static final String TERMINAL_STATES = StateLiterals.list(StateName.where(StateName::terminal));
+    private static final String PUBLISHED = StateLiterals.literal(StateName.PUBLISHED);
+    private static final String CANCELLED = StateLiterals.literal(StateName.CANCELLED);
+    private static final String FAILED = StateLiterals.literal(StateName.FAILED);
 
     private static final String BY_STATE = "SELECT state, count(*) FROM scheduled_message GROUP BY state";
 
@@ -47,22 +53,22 @@ public final class PostgresQueueStatistics implements QueueStatistics {
                    min(due_at) FILTER (WHERE due_at <= now()),
                    min(due_at) FILTER (WHERE due_at > now())
               FROM scheduled_message
-             WHERE state IN ('scheduled', 'claimed', 'sending')""";
+             WHERE state IN (%s)""".formatted(PENDING_STATES);
 
     private static final String WINDOW = """
             WITH ended AS (
                 SELECT state, finished_at, extract(epoch FROM finished_at - due_at)::float8 AS lateness
                   FROM scheduled_message
-                 WHERE state IN ('published', 'cancelled', 'failed') AND state <> 'cancelled'
+                 WHERE state IN (%1$s) AND state <> %3$s
                    AND finished_at > now() - make_interval(secs => ?))
             SELECT date_trunc('minute', finished_at) AS minute,
-                   count(*) FILTER (WHERE state = 'published'),
-                   count(*) FILTER (WHERE state = 'failed'),
-                   coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY lateness) FILTER (WHERE state = 'published'), 0),
-                   coalesce(max(lateness) FILTER (WHERE state = 'published'), 0)
+                   count(*) FILTER (WHERE state = %2$s),
+                   count(*) FILTER (WHERE state = %4$s),
+                   coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY lateness) FILTER (WHERE state = %2$s), 0),
+                   coalesce(max(lateness) FILTER (WHERE state = %2$s), 0)
               FROM ended
              GROUP BY minute
-             ORDER BY minute""";
+             ORDER BY minute""".formatted(TERMINAL_STATES, PUBLISHED, CANCELLED, FAILED);
 
     private static final String PERCENTILES = """
             SELECT count(*),
@@ -72,15 +78,16 @@ public final class PostgresQueueStatistics implements QueueStatistics {
                    max(lateness)
               FROM (SELECT extract(epoch FROM finished_at - due_at)::float8 AS lateness
                       FROM scheduled_message
-                     WHERE state IN ('published', 'cancelled', 'failed') AND state = 'published'
-                       AND finished_at > now() - make_interval(secs => ?)) published""";
+                     WHERE state IN (%s) AND state = %s
+                       AND finished_at > now() - make_interval(secs => ?)) published""".formatted(TERMINAL_STATES,
+            PUBLISHED);
 
     private static final String FAILURES = """
             SELECT id, owner, channel, reason, last_error, finished_at, attempts
               FROM scheduled_message
-             WHERE state IN ('published', 'cancelled', 'failed') AND state = 'failed'
+             WHERE state IN (%s) AND state = %s
              ORDER BY finished_at DESC, id
-             LIMIT ?""";
+             LIMIT ?""".formatted(TERMINAL_STATES, FAILED);
 
     private final DSLContext dsl;
 

@@ -17,7 +17,12 @@ import static org.jooq.impl.DSL.val;
 
 import buzz.scheduled.adapters.postgres.jooq.tables.ScheduledMessageTable;
 import buzz.scheduled.adapters.postgres.jooq.tables.records.ScheduledMessageRecord;
-import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.OwnerMessageChanges;
+import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
@@ -27,13 +32,8 @@ import buzz.scheduled.domain.schedule.FencingToken;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
-import buzz.scheduled.domain.schedule.ScheduleState.Cancelled;
-import buzz.scheduled.domain.schedule.ScheduleState.Claimed;
-import buzz.scheduled.domain.schedule.ScheduleState.Failed;
-import buzz.scheduled.domain.schedule.ScheduleState.Published;
-import buzz.scheduled.domain.schedule.ScheduleState.Scheduled;
-import buzz.scheduled.domain.schedule.ScheduleState.Sending;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.StateName;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -59,12 +59,14 @@ import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 
 /**
- * The storage port on PostgreSQL with jOOQ. Every write is one short transaction and a compare-and-set whose
+ * The owner side's storage ports on PostgreSQL with jOOQ: its reads ({@link OwnerMessageQueries}), admission's
+ * create ({@link MessageAdmission}) and its compare-and-set changes ({@link OwnerMessageChanges}). Every write is one
+ * short transaction and a compare-and-set whose
  * row count is checked; every "is it due / has the lease expired" decision is {@code now()} inside the
  * statement that acts on it. No connection is held between calls. The dispatcher's statements are in
  * {@link PostgresDeliveryStore}.
  */
-public final class PostgresScheduleStore implements ScheduleStore {
+public final class PostgresScheduleStore implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {
 
     private static final ScheduledMessageTable M = SCHEDULED_MESSAGE;
     private static final Field<Instant> NOW = DatabaseClock.NOW;
@@ -81,7 +83,10 @@ public final class PostgresScheduleStore implements ScheduleStore {
         this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
     }
 
-    @Override
+    /**
+     * The database clock ({@code now()}), for tools and tests that act on this store; the services read the store's
+     * clock through their own ports ({@code StoreClock}, {@code DeliveryStore.now()}).
+     */
     public Instant now() {
         return dsl.select(NOW).fetchSingle().value1();
     }
@@ -314,42 +319,25 @@ public final class PostgresScheduleStore implements ScheduleStore {
         r.setAttempts(message.attempts());
         r.setCreatedAt(message.createdAt());
         r.setUpdatedAt(message.updatedAt());
-        r.setReason(null);
-        r.setRetryAt(null);
-        r.setFencingToken(null);
-        r.setLeaseUntil(null);
-        r.setFinishedAt(null);
-        switch (message.state()) {
-            case Scheduled s -> r.setRetryAt(s.retryAt().orElse(null));
-            case Claimed c -> {
-                r.setFencingToken(c.token().value());
-                r.setLeaseUntil(c.leaseUntil());
-            }
-            case Sending s -> {
-                r.setFencingToken(s.token().value());
-                r.setLeaseUntil(s.leaseUntil());
-            }
-            case Published p -> r.setFinishedAt(p.publishedAt());
-            case Cancelled c -> r.setFinishedAt(c.cancelledAt());
-            case Failed f -> {
-                r.setFinishedAt(f.failedAt());
-                r.setReason(f.reason().wireName());
-            }
-        }
+        ScheduleState.Fields state = message.state().fields();
+        r.setRetryAt(state.retryAt().orElse(null));
+        r.setFencingToken(state.token().map(FencingToken::value).orElse(null));
+        r.setLeaseUntil(state.leaseUntil().orElse(null));
+        r.setFinishedAt(state.finishedAt().orElse(null));
+        r.setReason(state.reason().map(FailureReason::wireName).orElse(null));
         return r;
     }
 
     /** Rebuilds the aggregate through its own constructors, so a row that breaks a rule fails loudly. */
     private static ScheduledMessage toMessage(ScheduledMessageRecord r) {
-        ScheduleState state = switch (r.getState()) {
-            case "scheduled" -> new Scheduled(Optional.ofNullable(r.getRetryAt()));
-            case "claimed" -> new Claimed(new FencingToken(r.getFencingToken()), r.getLeaseUntil());
-            case "sending" -> new Sending(new FencingToken(r.getFencingToken()), r.getLeaseUntil());
-            case "published" -> new Published(r.getFinishedAt());
-            case "cancelled" -> new Cancelled(r.getFinishedAt());
-            case "failed" -> new Failed(FailureReason.fromWireName(r.getReason()), r.getFinishedAt());
-            default -> throw new IllegalStateException("message " + r.getId() + " has unknown state " + r.getState());
-        };
+        StateName name = StateName.fromWireName(r.getState());
+        // The claim leaves retry_at as it was (it keys the claimable index; a HOT update changes no key), so only a
+        // state that waits for a retry reads it.
+        Optional<Instant> retryAt = name.waitsForRetry() ? Optional.ofNullable(r.getRetryAt()) : Optional.empty();
+        ScheduleState state = ScheduleState.of(new ScheduleState.Fields(name,
+                retryAt, Optional.ofNullable(r.getFencingToken()).map(FencingToken::new),
+                Optional.ofNullable(r.getLeaseUntil()), Optional.ofNullable(r.getFinishedAt()),
+                Optional.ofNullable(r.getReason()).map(FailureReason::fromWireName)));
         return new ScheduledMessage(
                 new ScheduleId(r.getId()),
                 new PublicKey(r.getOwner()),

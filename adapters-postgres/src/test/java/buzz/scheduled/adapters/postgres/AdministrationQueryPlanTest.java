@@ -3,7 +3,7 @@ package buzz.scheduled.adapters.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
-import buzz.scheduled.application.port.out.ChannelAdministration.Reservations;
+import buzz.scheduled.application.port.in.ReservationsUseCase.Reservations;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

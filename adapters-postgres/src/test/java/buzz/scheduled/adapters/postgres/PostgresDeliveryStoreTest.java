@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.fakes.TestEvents;
+import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
@@ -12,7 +13,6 @@ import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.DeliveryStore.FinishResult;
 import buzz.scheduled.application.port.out.DeliveryStore.Written;
 import buzz.scheduled.application.port.out.DeliveryStoreContract;
-import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.ScheduleId;
@@ -42,13 +42,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a grouped write isolates the one row whose write fails, an unreachable database fails the whole call, and the
  * finishing write never deadlocks with a channel deletion.
  */
-class PostgresDeliveryStoreTest extends DeliveryStoreContract {
+class PostgresDeliveryStoreTest extends DeliveryStoreContract<PostgresScheduleStore> {
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @Override
-    protected ScheduleStore emptyStore() {
+    protected PostgresScheduleStore emptyStore() {
         db.truncateAllTables();
         db.execute("DROP TRIGGER IF EXISTS refuse_one_publish ON scheduled_message");
         return new PostgresScheduleStore(db.dataSource());
@@ -64,16 +64,9 @@ class PostgresDeliveryStoreTest extends DeliveryStoreContract {
         db.execute("INSERT INTO channel_tombstone (channel) VALUES (?)", channel.value());
     }
 
-    /** now() cannot be moved, so every stored time moves back instead; relative to now() that is the same. */
     @Override
     protected void letTimePass(Duration duration) {
-        long micros = duration.toNanos() / 1_000;
-        db.execute("UPDATE scheduled_message SET due_at = due_at - ? * interval '1 microsecond',"
-                + " retry_at = retry_at - ? * interval '1 microsecond',"
-                + " lease_until = lease_until - ? * interval '1 microsecond',"
-                + " finished_at = finished_at - ? * interval '1 microsecond',"
-                + " created_at = created_at - ? * interval '1 microsecond',"
-                + " updated_at = updated_at - ? * interval '1 microsecond'", micros, micros, micros, micros, micros, micros);
+        db.letTimePass(duration);
     }
 
     @Test
@@ -205,9 +198,9 @@ class PostgresDeliveryStoreTest extends DeliveryStoreContract {
             Future<List<FinishResult>> finish = sessions.submit(() -> delivery.finish(claimed.stream()
                     .<Finish>map(m -> new Finish.Publish(m.claim(), m.revision())).toList()));
             awaitLockWaiters(1);
-            Future<ChannelAdministration.ChannelDeleted> deletion =
+            Future<ChannelDeleted> deletion =
                     sessions.submit(() -> administration.deleteChannel(GENERAL));
-            ChannelAdministration.ChannelDeleted deleted = deletion.get(30, TimeUnit.SECONDS);
+            ChannelDeleted deleted = deletion.get(30, TimeUnit.SECONDS);
             holder.commit();
 
             assertThat(finish.get(30, TimeUnit.SECONDS)).extracting(FinishResult::written)

@@ -1,11 +1,11 @@
 package buzz.scheduled.application.service;
 
 import buzz.scheduled.application.port.in.DeleteChannelUseCase;
+import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
 import buzz.scheduled.application.port.in.PurgeMessagesUseCase;
 import buzz.scheduled.application.port.in.RemoveMemberUseCase;
+import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
 import buzz.scheduled.application.port.out.ChannelAdministration;
-import buzz.scheduled.application.port.out.ChannelAdministration.ChannelDeleted;
-import buzz.scheduled.application.port.out.ChannelAdministration.MemberRemoved;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 

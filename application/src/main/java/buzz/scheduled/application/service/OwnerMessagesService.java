@@ -3,6 +3,8 @@ package buzz.scheduled.application.service;
 import buzz.scheduled.application.port.in.CancelMessageUseCase;
 import buzz.scheduled.application.port.in.GetMessageUseCase;
 import buzz.scheduled.application.port.in.ListMessagesUseCase;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
 import buzz.scheduled.application.port.in.OwnerChangeResult;
 import buzz.scheduled.application.port.in.ReviseMessageUseCase;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase;
@@ -11,10 +13,13 @@ import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
 import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
+import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateResult;
+import buzz.scheduled.application.port.out.OwnerMessageChanges;
+import buzz.scheduled.application.port.out.OwnerMessageChanges.ReviseResult;
+import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
-import buzz.scheduled.application.port.out.ScheduleStore;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
 import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
@@ -48,7 +53,9 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     /** Compare-and-set attempts before a change gives up to a storm of concurrent writers. */
     private static final int MAX_CAS_ATTEMPTS = 8;
 
-    private final ScheduleStore store;
+    private final OwnerMessageQueries queries;
+    private final MessageAdmission admissions;
+    private final OwnerMessageChanges changes;
     private final EventSignatures signatures;
     private final AccessPolicy access;
     private final ScheduleIdSource ids;
@@ -63,24 +70,33 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
      * @param clock   the store's clock, for every due-time decision
      * @param dueWork told the due time of every committed create, edit and send-now
      */
-    public OwnerMessagesService(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
-                                ScheduleIdSource ids, StoreClock clock, DueWorkNotice dueWork,
-                                SchedulingSettings settings) {
-        this(store, signatures, access, ids, clock, dueWork, settings, RelayLimits.UNKNOWN);
+    public OwnerMessagesService(OwnerMessageQueries queries, MessageAdmission admission, OwnerMessageChanges changes,
+                                EventSignatures signatures, AccessPolicy access, ScheduleIdSource ids,
+                                StoreClock clock, DueWorkNotice dueWork, SchedulingSettings settings) {
+        this(queries, admission, changes, signatures, access, ids, clock, dueWork, settings, RelayLimits.UNKNOWN);
     }
 
     /**
+     * @param queries     the owner's reads (get, list, the read before each change)
+     * @param admission   stores an admitted message with its limits; tells deleted channels
+     * @param changes     compare-and-set writes of edits, cancels and send-nows
      * @param clock       the store's clock, for every due-time decision
      * @param dueWork     told the due time of every committed create, edit and send-now
      * @param relayLimits the relay's NIP-11 limitation, read on every admission and send-now
      */
-    public OwnerMessagesService(ScheduleStore store, EventSignatures signatures, AccessPolicy access,
-                                ScheduleIdSource ids, StoreClock clock, DueWorkNotice dueWork,
-                                SchedulingSettings settings, RelayLimits relayLimits) {
+    public OwnerMessagesService(OwnerMessageQueries queries, MessageAdmission admission, OwnerMessageChanges changes,
+                                EventSignatures signatures, AccessPolicy access, ScheduleIdSource ids,
+                                StoreClock clock, DueWorkNotice dueWork, SchedulingSettings settings,
+                                RelayLimits relayLimits) {
+        if (queries == null || admission == null || changes == null) {
+            throw new IllegalArgumentException("the owner service needs its three storage ports");
+        }
         if (clock == null || dueWork == null) {
             throw new IllegalArgumentException("the owner service needs the store's clock and a due-work notice");
         }
-        this.store = store;
+        this.queries = queries;
+        this.admissions = admission;
+        this.changes = changes;
         this.signatures = signatures;
         this.access = access;
         this.ids = ids;
@@ -105,7 +121,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         }
         ScheduledMessage message = ScheduledMessage.admit(ids.next(), admission, now);
         String key = command.idempotencyKey().orElse(command.event().id().hex());
-        CreateResult created = store.create(message, new ScheduleStore.IdempotencyKey(command.owner(), key),
+        CreateResult created = admissions.create(message, new MessageAdmission.IdempotencyKey(command.owner(), key),
                 settings.limits());
         return switch (created) {
             case CreateResult.Created c -> {
@@ -171,12 +187,12 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     }
 
     @Override
-    public ScheduleStore.Page list(ScheduleStore.ListQuery query) {
-        return store.list(query);
+    public Page list(ListQuery query) {
+        return queries.list(query);
     }
 
     private Optional<ScheduledMessage> owned(PublicKey owner, ScheduleId id) {
-        return store.find(id).filter(message -> message.owner().equals(owner));
+        return queries.find(id).filter(message -> message.owner().equals(owner));
     }
 
     /**
@@ -196,7 +212,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             switch (outcome) {
                 case OwnerOutcome.Changed changed -> {
                     Optional<OwnerChangeResult> written = readmitted ? writeRevision(current, changed.message())
-                            : store.replace(current, changed.message())
+                            : changes.replace(current, changed.message())
                                     ? Optional.of(new OwnerChangeResult.Done(changed.message())) : Optional.empty();
                     if (written.isPresent()) {
                         if (written.get() instanceof OwnerChangeResult.Done done
@@ -223,12 +239,12 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
 
     /** Writes a re-admitted revision; empty on a lost race (the caller reads again). */
     private Optional<OwnerChangeResult> writeRevision(ScheduledMessage current, ScheduledMessage next) {
-        return switch (store.replaceRevision(current, next, settings.limits())) {
-            case ScheduleStore.ReviseResult.Replaced replaced -> Optional.of(new OwnerChangeResult.Done(next));
-            case ScheduleStore.ReviseResult.Lost lost -> Optional.empty();
-            case ScheduleStore.ReviseResult.ChannelDeleted deleted -> Optional.of(new OwnerChangeResult.Refused(
+        return switch (changes.replaceRevision(current, next, settings.limits())) {
+            case ReviseResult.Replaced replaced -> Optional.of(new OwnerChangeResult.Done(next));
+            case ReviseResult.Lost lost -> Optional.empty();
+            case ReviseResult.ChannelDeleted deleted -> Optional.of(new OwnerChangeResult.Refused(
                     new Refusal(RefusalCode.CHANNEL_NOT_FOUND, "channel " + next.channel() + " was deleted")));
-            case ScheduleStore.ReviseResult.ChannelWindowFull full -> Optional.of(new OwnerChangeResult.Refused(
+            case ReviseResult.ChannelWindowFull full -> Optional.of(new OwnerChangeResult.Refused(
                     new Refusal(RefusalCode.RESTRICTED_TOO_MANY, "channel " + next.channel() + " already has "
                             + full.limit() + " messages due in the " + settings.limits().channelWindow().toMinutes()
                             + "-minute window starting " + full.windowStart().getEpochSecond())));
@@ -264,7 +280,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         if (relayRefusal.isPresent()) {
             return new Admit.No(relayRefusal.get());
         }
-        if (store.channelDeleted(admission.channel())) {
+        if (admissions.channelDeleted(admission.channel())) {
             return new Admit.No(new Refusal(RefusalCode.CHANNEL_NOT_FOUND,
                     "channel " + admission.channel() + " was deleted"));
         }

@@ -1,8 +1,8 @@
 package buzz.scheduled.application.service;
 
 import buzz.scheduled.application.port.in.ReservationsUseCase;
+import buzz.scheduled.application.port.in.ReservationsUseCase.Reservations;
 import buzz.scheduled.application.port.out.ChannelAdministration;
-import buzz.scheduled.application.port.out.ChannelAdministration.Reservations;
 
 /** Reads the late-delivery reservation figures (SPEC §3.10) from storage, on the database clock. */
 public final class ReservationsService implements ReservationsUseCase {

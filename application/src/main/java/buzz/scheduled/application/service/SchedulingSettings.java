@@ -1,6 +1,6 @@
 package buzz.scheduled.application.service;
 
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import java.time.Duration;
 

@@ -1,12 +1,14 @@
 package buzz.scheduled.application.fakes;
 
+import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
+import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
+import buzz.scheduled.application.port.in.ReservationsUseCase.Reservations;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
-import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.FailureReason;
-import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.Transition;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -15,7 +17,8 @@ import java.util.Optional;
 
 /**
  * The channel administration port over an {@link InMemoryScheduleStore}. Each method holds the store's monitor
- * (its methods are synchronized on it), which makes it atomic like the PostgreSQL transaction it stands for.
+ * (its methods are synchronized on it), which makes it atomic like the PostgreSQL transaction it stands for. A
+ * revocation is {@link Transition#REVOKE}'s row of the table ({@link TableMoves}).
  */
 public final class InMemoryChannelAdministration implements ChannelAdministration {
 
@@ -38,12 +41,13 @@ public final class InMemoryChannelAdministration implements ChannelAdministratio
                 if (!message.channel().equals(channel)) {
                     continue;
                 }
-                if (message.state() instanceof ScheduleState.Sending) {
-                    inFlight++;
-                } else if (message.revoke(FailureReason.CHANNEL_DELETED, now) instanceof DeliveryOutcome.Moved moved) {
-                    replaceOrThrow(message, moved.message());
+                Optional<ScheduledMessage> revoked = revoke(message, FailureReason.CHANNEL_DELETED, now);
+                if (revoked.isPresent()) {
+                    replaceOrThrow(message, revoked.get());
                     failed++;
                     purged++;
+                } else if (inFlight(message)) {
+                    inFlight++;
                 } else if (message.event().isPresent()) {
                     replaceOrThrow(message, withoutPayload(message));
                     purged++;
@@ -63,11 +67,12 @@ public final class InMemoryChannelAdministration implements ChannelAdministratio
                 if (!message.channel().equals(channel) || !message.owner().equals(member)) {
                     continue;
                 }
-                if (message.state() instanceof ScheduleState.Sending) {
-                    inFlight++;
-                } else if (message.revoke(FailureReason.MEMBER_REMOVED, now) instanceof DeliveryOutcome.Moved moved) {
-                    replaceOrThrow(message, moved.message());
+                Optional<ScheduledMessage> revoked = revoke(message, FailureReason.MEMBER_REMOVED, now);
+                if (revoked.isPresent()) {
+                    replaceOrThrow(message, revoked.get());
                     failed++;
+                } else if (inFlight(message)) {
+                    inFlight++;
                 }
             }
             return new MemberRemoved(failed, inFlight);
@@ -135,6 +140,15 @@ public final class InMemoryChannelAdministration implements ChannelAdministratio
     private static Instant landsFrom(ScheduledMessage m) {
         Instant signed = Instant.ofEpochSecond(m.event().orElseThrow().createdAt());
         return signed.isBefore(m.dueAt()) ? signed : m.dueAt();
+    }
+
+    private static Optional<ScheduledMessage> revoke(ScheduledMessage message, FailureReason reason, Instant now) {
+        return TableMoves.move(message, Transition.REVOKE, TableMoves.nothing().withReason(reason), now);
+    }
+
+    /** Pending but not revocable: left to its claim's fenced finishing write. */
+    private static boolean inFlight(ScheduledMessage message) {
+        return !message.state().terminal();
     }
 
     private void replaceOrThrow(ScheduledMessage expected, ScheduledMessage next) {

@@ -3,19 +3,18 @@ package buzz.scheduled.application.fakes;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.ChannelAdministrationContract;
 import buzz.scheduled.application.port.out.DeliveryStore;
-import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import java.time.Duration;
 import java.time.Instant;
 
 /** The channel administration contract against the in-memory fake. */
-class InMemoryChannelAdministrationTest extends ChannelAdministrationContract {
+class InMemoryChannelAdministrationTest extends ChannelAdministrationContract<InMemoryScheduleStore> {
 
     private SettableClock clock;
     private InMemoryScheduleStore fake;
 
     @Override
-    protected ScheduleStore emptyStore() {
+    protected InMemoryScheduleStore emptyStore() {
         clock = new SettableClock(Instant.parse("2027-01-01T12:00:00.123456Z"));
         fake = new InMemoryScheduleStore(clock);
         return fake;

@@ -3,11 +3,13 @@ package buzz.scheduled.application.fakes;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
-import buzz.scheduled.domain.schedule.DeliveryOutcome;
+import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.FencingToken;
+import buzz.scheduled.domain.schedule.Lateness;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.Transition;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,9 +24,10 @@ import java.util.function.Predicate;
 
 /**
  * The dispatcher's storage port in memory, over the rows of an {@link InMemoryScheduleStore} and under its lock, so
- * an owner's edit and a claim are as atomic against each other as two transactions. Every write is the domain's own
- * transition ({@link ScheduledMessage#claim}, {@code publish}, {@code retryLater}, {@code fail}, {@code release},
- * {@code renewLease}, {@code reap}); the PostgreSQL store must agree with it ({@code DeliveryStoreContract}).
+ * an owner's edit and a claim are as atomic against each other as two transactions. Every write is a row of
+ * {@link Transition}'s table ({@link TableMoves}); the PostgreSQL store must agree with it ({@code
+ * DeliveryStoreContract},
+ * {@code TransitionContract}).
  */
 public final class InMemoryDeliveryStore implements DeliveryStore {
     private static final Comparator<ScheduledMessage> BY_CLAIMABLE = Comparator
@@ -63,7 +66,7 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
         synchronized (store) {
             Instant now = clock.now();
             List<ScheduledMessage> due = store.allRows().stream()
-                    .filter(m -> m.state() instanceof ScheduleState.Scheduled && !claimableAt(m).isAfter(now))
+                    .filter(m -> claimable(m) && !claimableAt(m).isAfter(now))
                     .sorted(BY_CLAIMABLE)
                     .limit(limit)
                     .toList();
@@ -74,7 +77,8 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
             FencingToken token = new FencingToken(tokens.incrementAndGet());
             List<ClaimedMessage> claimed = new ArrayList<>();
             for (ScheduledMessage message : due) {
-                ScheduledMessage next = moved(message.claim(token, now.plus(lease), now));
+                ScheduledMessage next = TableMoves.move(message, Transition.CLAIM,
+                        TableMoves.nothing().withClaim(token, now.plus(lease)), now).orElseThrow();
                 store.put(next);
                 NostrEvent event = next.event().orElseThrow();
                 claimed.add(new ClaimedMessage(new Claim(next.id(), token), next.revision(), next.eventId(),
@@ -103,26 +107,39 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
         }
         ScheduledMessage stored = store.row(finish.claim().id());
         if (stored == null || !stored.revision().equals(finish.revision())
-                || !(stored.state() instanceof ScheduleState.Sending)) {
+                || !stored.token().equals(Optional.of(finish.claim().token()))) {
             return new FinishResult(Written.LOST, Optional.empty());
         }
-        FencingToken token = finish.claim().token();
-        DeliveryOutcome outcome = switch (finish) {
-            case Finish.Publish publish -> stored.publish(token, now);
-            case Finish.Retry retry -> stored.retryLater(token, now.plus(retry.delay()), retry.maxLateness(), now);
-            case Finish.Fail fail -> stored.fail(token, fail.reason(), now);
-            case Finish.Release release -> stored.release(token, now);
-        };
-        if (!(outcome instanceof DeliveryOutcome.Moved moved)) {
+        ScheduleState.Fields parts = TableMoves.nothing();
+        Transition transition;
+        Written written;
+        switch (finish) {
+            case Finish.Publish publish -> {
+                transition = Transition.PUBLISH;
+                written = Written.PUBLISHED;
+            }
+            case Finish.Retry retry -> {
+                Instant retryAt = now.plus(retry.delay());
+                boolean expired = Lateness.expired(stored.dueAt(), retry.maxLateness(), retryAt);
+                transition = expired ? Transition.EXPIRE : Transition.RETRY;
+                parts = expired ? parts.withReason(FailureReason.EXPIRED) : parts.withRetryAt(Optional.of(retryAt));
+                written = expired ? Written.EXPIRED : Written.RESCHEDULED;
+            }
+            case Finish.Fail fail -> {
+                transition = Transition.FAIL;
+                parts = parts.withReason(fail.reason());
+                written = Written.FAILED;
+            }
+            case Finish.Release release -> {
+                transition = Transition.RELEASE;
+                written = Written.RESCHEDULED;
+            }
+        }
+        Optional<ScheduledMessage> moved = TableMoves.move(stored, transition, parts, now);
+        if (moved.isEmpty()) {
             return new FinishResult(Written.LOST, Optional.empty());
         }
-        store.put(moved.message());
-        Written written = switch (moved.message().state()) {
-            case ScheduleState.Published p -> Written.PUBLISHED;
-            case ScheduleState.Scheduled s -> Written.RESCHEDULED;
-            case ScheduleState.Failed f -> finish instanceof Finish.Retry ? Written.EXPIRED : Written.FAILED;
-            default -> throw new IllegalStateException("a finish left state " + moved.message().state());
-        };
+        store.put(moved.get());
         return new FinishResult(written, Optional.of(now));
     }
 
@@ -133,9 +150,13 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
             Set<ScheduleId> renewed = new HashSet<>();
             for (Claim claim : claims) {
                 ScheduledMessage stored = store.row(claim.id());
-                if (stored != null && stored.renewLease(claim.token(), now.plus(lease), now)
-                        instanceof DeliveryOutcome.Moved moved) {
-                    store.put(moved.message());
+                if (stored == null || !stored.token().equals(Optional.of(claim.token()))) {
+                    continue;
+                }
+                Optional<ScheduledMessage> moved = TableMoves.move(stored, Transition.RENEW_LEASE,
+                        TableMoves.nothing().withClaim(claim.token(), now.plus(lease)), now);
+                if (moved.isPresent()) {
+                    store.put(moved.get());
                     renewed.add(claim.id());
                 }
             }
@@ -146,11 +167,15 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
     @Override
     public int reap(Duration grace) {
         synchronized (store) {
-            Instant cutoff = clock.now().minus(grace);
+            Instant now = clock.now();
+            Instant cutoff = now.minus(grace);
             int reaped = 0;
             for (ScheduledMessage message : List.copyOf(store.allRows())) {
-                if (message.reap(cutoff) instanceof DeliveryOutcome.Moved moved) {
-                    store.put(moved.message());
+                boolean expired = message.state().fields().leaseUntil().map(cutoff::isAfter).orElse(false);
+                Optional<ScheduledMessage> moved = expired
+                        ? TableMoves.move(message, Transition.REAP, TableMoves.nothing(), now) : Optional.empty();
+                if (moved.isPresent()) {
+                    store.put(moved.get());
                     reaped++;
                 }
             }
@@ -162,25 +187,20 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
     public Optional<Instant> nextDueAt() {
         synchronized (store) {
             return store.allRows().stream()
-                    .filter(m -> m.state() instanceof ScheduleState.Scheduled)
+                    .filter(InMemoryDeliveryStore::claimable)
                     .map(InMemoryDeliveryStore::claimableAt)
                     .min(Comparator.naturalOrder());
         }
     }
 
-    /** The later of the due time and the retry time. */
-    private static Instant claimableAt(ScheduledMessage message) {
-        if (message.state() instanceof ScheduleState.Scheduled scheduled && scheduled.retryAt().isPresent()
-                && scheduled.retryAt().get().isAfter(message.dueAt())) {
-            return scheduled.retryAt().get();
-        }
-        return message.dueAt();
+    /** Whether the claim may take it, by the table (due and retry times aside). */
+    private static boolean claimable(ScheduledMessage message) {
+        return Transition.CLAIM.startStates().contains(message.state().stateName());
     }
 
-    private static ScheduledMessage moved(DeliveryOutcome outcome) {
-        if (outcome instanceof DeliveryOutcome.Moved moved) {
-            return moved.message();
-        }
-        throw new IllegalStateException("the claim selected a row the domain refuses: " + outcome);
+    /** The later of the due time and the retry time. */
+    private static Instant claimableAt(ScheduledMessage message) {
+        Optional<Instant> retryAt = message.state().fields().retryAt();
+        return retryAt.isPresent() && retryAt.get().isAfter(message.dueAt()) ? retryAt.get() : message.dueAt();
     }
 }

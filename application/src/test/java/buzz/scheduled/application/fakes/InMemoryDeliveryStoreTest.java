@@ -2,19 +2,18 @@ package buzz.scheduled.application.fakes;
 
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DeliveryStoreContract;
-import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.schedule.Channel;
 import java.time.Duration;
 import java.time.Instant;
 
 /** The delivery store's contract against the in-memory fake, whose every write is the domain's transition. */
-class InMemoryDeliveryStoreTest extends DeliveryStoreContract {
+class InMemoryDeliveryStoreTest extends DeliveryStoreContract<InMemoryScheduleStore> {
 
     private SettableClock clock;
     private InMemoryScheduleStore rows;
 
     @Override
-    protected ScheduleStore emptyStore() {
+    protected InMemoryScheduleStore emptyStore() {
         clock = new SettableClock(Instant.parse("2027-01-01T12:00:00.123456Z"));
         rows = new InMemoryScheduleStore(clock);
         return rows;

@@ -1,6 +1,11 @@
 package buzz.scheduled.application.fakes;
 
-import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.OwnerMessageChanges;
+import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.Revision;
@@ -21,11 +26,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The owner's storage port in memory, for application tests. Its clock is a {@link SettableClock} standing in for
+ * The owner side's three storage ports in memory, for application tests. Its clock is a {@link SettableClock} standing
+ * in for
  * the database clock. Every method is synchronized, which makes each one atomic like a transaction; the
  * {@link InMemoryDeliveryStore} works on the same rows under the same lock.
  */
-public final class InMemoryScheduleStore implements ScheduleStore {
+public final class InMemoryScheduleStore implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {
     // Ids compare like PostgreSQL's uuid (unsigned bytes), which is the order of their canonical text;
     // java.util.UUID.compareTo compares signed longs and would disagree for ids from 8000... upward.
     private static final Comparator<ScheduledMessage> BY_DUE =
@@ -41,7 +47,7 @@ public final class InMemoryScheduleStore implements ScheduleStore {
         this.clock = clock;
     }
 
-    @Override
+    /** The store's clock. */
     public Instant now() {
         return clock.now();
     }

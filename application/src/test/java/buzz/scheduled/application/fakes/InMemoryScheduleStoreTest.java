@@ -1,20 +1,19 @@
 package buzz.scheduled.application.fakes;
 
 import buzz.scheduled.application.port.out.DeliveryStore;
-import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.application.port.out.ScheduleStoreContract;
 import buzz.scheduled.domain.schedule.Channel;
 import java.time.Duration;
 import java.time.Instant;
 
 /** The storage contract against the in-memory fake, so application tests stand on a faithful stand-in. */
-class InMemoryScheduleStoreTest extends ScheduleStoreContract {
+class InMemoryScheduleStoreTest extends ScheduleStoreContract<InMemoryScheduleStore> {
 
     private SettableClock clock;
     private InMemoryScheduleStore fake;
 
     @Override
-    protected ScheduleStore emptyStore() {
+    protected InMemoryScheduleStore emptyStore() {
         clock = new SettableClock(Instant.parse("2027-01-01T12:00:00.123456Z"));
         fake = new InMemoryScheduleStore(clock);
         return fake;

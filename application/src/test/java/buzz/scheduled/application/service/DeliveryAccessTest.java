@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.InMemoryChannelAdministration;
 import buzz.scheduled.application.fakes.TestEvents;
+import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
+import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleMessageCommand;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
 import buzz.scheduled.application.port.out.AccessPolicy;
-import buzz.scheduled.application.port.out.ChannelAdministration.ChannelDeleted;
-import buzz.scheduled.application.port.out.ChannelAdministration.MemberRemoved;
 import buzz.scheduled.application.port.out.DeliveryObserver.Outcome;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.domain.nostr.NostrEvent;

@@ -11,11 +11,11 @@ import buzz.scheduled.application.fakes.SettableClock;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.DeliveryStore;
+import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.DueWorkSignal;
+import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
-import buzz.scheduled.application.port.out.DueWorkNotice;
-import buzz.scheduled.application.port.out.ScheduleStore;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Admission;
 import buzz.scheduled.domain.schedule.AdmissionRules;
@@ -33,7 +33,7 @@ import java.util.Optional;
 final class DispatchFixture implements AutoCloseable {
     static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
     static final String CHANNEL = "general";
-    static final ScheduleStore.CreateLimits ROOMY = new ScheduleStore.CreateLimits(100_000, 100_000,
+    static final MessageAdmission.CreateLimits ROOMY = new MessageAdmission.CreateLimits(100_000, 100_000,
             Duration.ofMinutes(5));
 
     final SettableClock clock = new SettableClock(T0);
@@ -76,11 +76,11 @@ final class DispatchFixture implements AutoCloseable {
 
     /** The owner's routes over this world's store, access policy, clock and ids; every signature counts as valid. */
     OwnerMessagesService owners() {
-        return new OwnerMessagesService(store, new FakeEventSignatures(), access, ids, clock,
+        return new OwnerMessagesService(store, store, store, new FakeEventSignatures(), access, ids, clock,
                 DueWorkNotice.NONE, new SchedulingSettings(
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                         Duration.ofDays(120)),
-                new ScheduleStore.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
+                new MessageAdmission.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
     }
 
     /** Stores a message whose event is due at {@code dueAt} (whole seconds). */
@@ -88,9 +88,9 @@ final class DispatchFixture implements AutoCloseable {
         NostrEvent event = SampleEvents.message(CHANNEL, dueAt.getEpochSecond(), content);
         ScheduledMessage message = ScheduledMessage.admit(ids.next(),
                 new Admission(event, new Channel(CHANNEL), dueAt), clock.now());
-        ScheduleStore.CreateResult created = store.create(message,
-                new ScheduleStore.IdempotencyKey(SampleEvents.OWNER, event.id().hex()), ROOMY);
-        if (!(created instanceof ScheduleStore.CreateResult.Created)) {
+        MessageAdmission.CreateResult created = store.create(message,
+                new MessageAdmission.IdempotencyKey(SampleEvents.OWNER, event.id().hex()), ROOMY);
+        if (!(created instanceof MessageAdmission.CreateResult.Created)) {
             throw new IllegalStateException("fixture could not store " + content + ": " + created);
         }
         return message;

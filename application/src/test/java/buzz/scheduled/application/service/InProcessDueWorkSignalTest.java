@@ -3,6 +3,7 @@ package buzz.scheduled.application.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.port.out.DueWorkSignal.Wake;
+import buzz.scheduled.application.port.out.InProcessDueWorkSignal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

@@ -15,7 +15,7 @@ import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleMessage
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
 import buzz.scheduled.application.port.in.SendNowUseCase.SendNowCommand;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
-import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.Channel;
@@ -39,11 +39,11 @@ class OwnerMessagesServiceTest {
     private final FakeEventSignatures signatures = new FakeEventSignatures();
     private final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
     private final List<Instant> notices = new CopyOnWriteArrayList<>();
-    private final OwnerMessagesService service = new OwnerMessagesService(store, signatures, access,
+    private final OwnerMessagesService service = new OwnerMessagesService(store, store, store, signatures, access,
             new SequentialScheduleIds(), clock, notices::add, new SchedulingSettings(
                     new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                             Duration.ofDays(120)),
-                    new ScheduleStore.CreateLimits(3, 2, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
+                    new MessageAdmission.CreateLimits(3, 2, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
 
     private long inAnHour() {
         return NOW.getEpochSecond() + 3600;

@@ -13,9 +13,9 @@ import buzz.scheduled.application.port.in.ReviseMessageUseCase.ReviseMessageComm
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleMessageCommand;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
 import buzz.scheduled.application.port.in.SendNowUseCase.SendNowCommand;
-import buzz.scheduled.application.port.out.RelayLimits.Limitation;
 import buzz.scheduled.application.port.out.DueWorkNotice;
-import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.RelayLimits.Limitation;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.OwnerRefusal;
@@ -38,11 +38,12 @@ class RelayAdmissionTest {
     private final SettableClock clock = new SettableClock(NOW);
     private final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
     private final AtomicReference<Limitation> relayLimits = new AtomicReference<>(Limitation.NONE);
-    private final OwnerMessagesService service = new OwnerMessagesService(store, new FakeEventSignatures(),
-            new ScriptedAccessPolicy(), new SequentialScheduleIds(), clock, DueWorkNotice.NONE, new SchedulingSettings(
+    private final OwnerMessagesService service = new OwnerMessagesService(store, store, store,
+            new FakeEventSignatures(), new ScriptedAccessPolicy(), new SequentialScheduleIds(), clock,
+            DueWorkNotice.NONE, new SchedulingSettings(
                     new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                             Duration.ofDays(120)),
-                    new ScheduleStore.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)),
+                    new MessageAdmission.CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)),
             relayLimits::get);
 
     private static Limitation messageAndContent(Integer maxMessage, Integer maxContent) {

@@ -12,8 +12,8 @@ import buzz.scheduled.adapters.postgres.SchemaMigrator;
 import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
 import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.OwnerMessagesService;
@@ -78,8 +78,8 @@ final class AdmissionStack implements AutoCloseable {
                     new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, HORIZON),
                     new CreateLimits(UNLIMITED, UNLIMITED, Duration.ofMinutes(5)), Duration.ofSeconds(900));
             // Same host as the database: its clock stands in for the store's, and no dispatcher needs waking.
-            OwnerMessagesService owner = new OwnerMessagesService(store, signatures, new RelayDecidesAccess(), ids,
-                    clock::now, DueWorkNotice.NONE, scheduling);
+            OwnerMessagesService owner = new OwnerMessagesService(store, store, store, signatures,
+                    new RelayDecidesAccess(), ids, clock::now, DueWorkNotice.NONE, scheduling);
             int port = freeLoopbackPort();
             URI baseUrl = URI.create("http://127.0.0.1:" + port);
             HttpSettings settings = HttpSettings.of(true, baseUrl, HORIZON, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,

@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap.cli;
 
+import buzz.scheduled.domain.schedule.StateName;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,8 +56,8 @@ final class ClientCommandLine {
                       <content>       the message (words are joined with spaces; - reads it from stdin)""",
             "list", """
                     usage: %s list [--state s1,s2] [--channel <h>] [--limit n] [--cursor c]
-                    Lists your messages by due time; by default the pending ones (scheduled, claimed, sending).
-                      --state <list>  states to list: scheduled, claimed, sending, published, cancelled, failed
+                    Lists your messages by due time; by default the pending ones (%2$s).
+                      --state <list>  states to list: %3$s
                       --channel <h>   only this channel
                       --limit <n>     at most n (1 to 200, default 50); the next page is --cursor <next_cursor>
                       --cursor <c>    continue where the previous page ended""",
@@ -95,7 +96,9 @@ final class ClientCommandLine {
 
     /** The usage text of {@code command} (one of {@link ClientCommands#NAMES}). */
     static String usage(String command) {
-        return USAGE.get(command).formatted(JAR) + "\n" + COMMON_USAGE;
+        return USAGE.get(command).formatted(JAR, String.join(", ", StateName.wireNames(StateName.where(
+                state -> !state.terminal()))), String.join(", ", StateName.wireNames(StateName.all())))
+                + "\n" + COMMON_USAGE;
     }
 
     /**

@@ -1,7 +1,7 @@
 package buzz.scheduled.bootstrap.config;
 
 import buzz.scheduled.adapters.http.CorsOrigins;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.RetentionSettings;
 import buzz.scheduled.application.service.SchedulingSettings;

@@ -6,6 +6,7 @@ import buzz.scheduled.application.port.in.QueueStatsUseCase.QueueFigures;
 import buzz.scheduled.application.port.in.QueueStatsUseCase.Links;
 import buzz.scheduled.application.port.in.QueueStatsUseCase.QueueStats;
 import buzz.scheduled.application.port.out.LinkStatus;
+import buzz.scheduled.domain.schedule.StateName;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
@@ -37,8 +38,7 @@ public final class QueueGauges {
     /** Longest a scrape waits for the figures: half a second. */
     static final long READ_WAIT_NANOS = 500_000_000L;
     private static final Executor VIRTUAL = command -> Thread.ofVirtual().name("queue-gauges").start(command);
-    private static final List<String> STATES =
-            List.of("scheduled", "claimed", "sending", "published", "cancelled", "failed");
+    private static final List<String> STATES = StateName.wireNames(StateName.all());
 
     private final QueueStatsUseCase source;
     private final DatabaseStatusUseCase database;

@@ -8,6 +8,7 @@ import buzz.scheduled.adapters.http.OwnerUseCases;
 import buzz.scheduled.adapters.http.ReadinessCheck;
 import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
+import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.adapters.relay.RelayClient;
@@ -19,13 +20,12 @@ import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.DueWorkNotice;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
+import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
-import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
-import buzz.scheduled.application.port.out.DeliveryObserver;
-import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.DispatcherSettings;
@@ -112,7 +112,7 @@ final class AccessStack implements AutoCloseable {
             feed = Optional.of(groups);
             access = new Nip29AccessPolicy(groups);
         }
-        OwnerMessagesService owners = new OwnerMessagesService(store, signatures, access,
+        OwnerMessagesService owners = new OwnerMessagesService(store, store, store, signatures, access,
                 () -> new ScheduleId(UUID.randomUUID()), Instant::now, DueWorkNotice.NONE, new SchedulingSettings(
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                         Duration.ofDays(120)),

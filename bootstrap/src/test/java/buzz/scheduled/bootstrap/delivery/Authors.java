@@ -2,7 +2,7 @@ package buzz.scheduled.bootstrap.delivery;
 
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
-import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Admission;
 import buzz.scheduled.domain.schedule.Channel;
@@ -20,8 +20,8 @@ import java.util.UUID;
  */
 final class Authors {
     static final Channel CHANNEL = new Channel("general");
-    static final ScheduleStore.CreateLimits ROOMY =
-            new ScheduleStore.CreateLimits(1_000_000, 1_000_000, Duration.ofMinutes(5));
+    static final MessageAdmission.CreateLimits ROOMY =
+            new MessageAdmission.CreateLimits(1_000_000, 1_000_000, Duration.ofMinutes(5));
 
     private final Bip340Signer signer = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
     private final Channel channel;
@@ -47,14 +47,14 @@ final class Authors {
     }
 
     /** Stores {@code event} as a new scheduled message (revision 1, due at its {@code created_at}, in its channel). */
-    static ScheduledMessage schedule(ScheduleStore store, NostrEvent event) {
+    static ScheduledMessage schedule(MessageAdmission store, NostrEvent event) {
         Instant dueAt = Instant.ofEpochSecond(event.createdAt());
         Channel channel = new Channel(event.firstTagValue("h").orElseThrow());
         ScheduledMessage message = ScheduledMessage.admit(new ScheduleId(UUID.randomUUID()),
                 new Admission(event, channel, dueAt), Instant.now());
-        ScheduleStore.CreateResult created = store.create(message,
-                new ScheduleStore.IdempotencyKey(event.pubkey(), event.id().hex()), ROOMY);
-        if (!(created instanceof ScheduleStore.CreateResult.Created)) {
+        MessageAdmission.CreateResult created = store.create(message,
+                new MessageAdmission.IdempotencyKey(event.pubkey(), event.id().hex()), ROOMY);
+        if (!(created instanceof MessageAdmission.CreateResult.Created)) {
             throw new IllegalStateException("could not store " + event.id() + ": " + created);
         }
         return message;

@@ -73,7 +73,8 @@ final class DeliveryNode implements AutoCloseable {
                 Instant::now);
         relayClient.connect();
         PostgresDueWorkSignal signal = PostgresDueWorkSignal.listen(DatabaseUrl.parse(jdbcUrl));
-        Dispatcher dispatcher = new Dispatcher(delivery, new RecordingPublisher(name, relayClient, store, sends),
+        Dispatcher dispatcher = new Dispatcher(delivery, new RecordingPublisher(name, relayClient,
+                new PostgresDeliveryStore(pool)::now, sends),
                 new RelayDecidesAccess(), RelayLimits.UNKNOWN, signal, DeliveryObserver.NONE, settings);
         dispatcher.start();
         Poll.until("node " + name + " to connect to the relay and LISTEN", Duration.ofSeconds(20),

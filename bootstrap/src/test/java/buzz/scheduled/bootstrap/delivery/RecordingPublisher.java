@@ -2,7 +2,7 @@ package buzz.scheduled.bootstrap.delivery;
 
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayPublisher;
-import buzz.scheduled.application.port.out.ScheduleStore;
+import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
@@ -39,10 +39,10 @@ final class RecordingPublisher implements RelayPublisher {
 
     private final String node;
     private final RelayPublisher relay;
-    private final ScheduleStore clock;
+    private final StoreClock clock;
     private final Collection<Send> sink;
 
-    RecordingPublisher(String node, RelayPublisher relay, ScheduleStore clock, Collection<Send> sink) {
+    RecordingPublisher(String node, RelayPublisher relay, StoreClock clock, Collection<Send> sink) {
         this.node = node;
         this.relay = relay;
         this.clock = clock;

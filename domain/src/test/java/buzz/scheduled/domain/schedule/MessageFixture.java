@@ -80,14 +80,6 @@ final class MessageFixture {
         throw new IllegalStateException("fixture event was refused: " + verdict);
     }
 
-    /** The next value of a transition that must have happened. */
-    static ScheduledMessage moved(DeliveryOutcome outcome) {
-        if (outcome instanceof DeliveryOutcome.Moved moved) {
-            return moved.message();
-        }
-        throw new AssertionError("expected Moved, got " + outcome);
-    }
-
     /** The next value of an owner operation that must have changed the message. */
     static ScheduledMessage changed(OwnerOutcome outcome) {
         if (outcome instanceof OwnerOutcome.Changed changed) {

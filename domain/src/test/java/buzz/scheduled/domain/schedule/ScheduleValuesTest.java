@@ -12,10 +12,13 @@ import buzz.scheduled.domain.schedule.ScheduleState.Sending;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The value records of the schedule aggregate refuse malformed values with a message naming them. */
@@ -198,6 +201,72 @@ class ScheduleValuesTest {
                 .hasMessage("a failure needs a reason");
         assertThatThrownBy(() -> new Failed(FailureReason.EXPIRED, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("a failure needs a time (failedAt)");
+    }
+
+    @Test
+    void stateNames_wireNamesAndWhatEachHolds_matchTheSpec() {
+        assertThat(StateName.all()).extracting(StateName::wireName)
+                .containsExactly("scheduled", "claimed", "sending", "published", "cancelled", "failed");
+        assertThat(StateName.where(StateName::terminal))
+                .containsExactly(StateName.PUBLISHED, StateName.CANCELLED, StateName.FAILED);
+        assertThat(StateName.where(StateName::holdsClaim)).containsExactly(StateName.CLAIMED, StateName.SENDING);
+        assertThat(StateName.where(state -> !state.keepsEvent()))
+                .containsExactly(StateName.CANCELLED, StateName.FAILED);
+        assertThat(StateName.where(StateName::waitsForRetry)).containsExactly(StateName.SCHEDULED);
+        assertThat(StateName.where(StateName::hasReason)).containsExactly(StateName.FAILED);
+        assertThat(StateName.wireNames(Set.of(StateName.SENDING, StateName.CLAIMED)))
+                .containsExactly("claimed", "sending");
+    }
+
+    @ParameterizedTest
+    @EnumSource(StateName.class)
+    void stateName_wireName_roundTrips(StateName state) {
+        assertThat(StateName.fromWireName(state.wireName())).isEqualTo(state);
+    }
+
+    @Test
+    void stateName_unknownWireName_namesIt() {
+        assertThatThrownBy(() -> StateName.fromWireName("queued")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("unknown state: queued");
+    }
+
+    static Stream<ScheduleState> everyState() {
+        return Stream.of(new Scheduled(Optional.of(AT)), Scheduled.NOW, new Claimed(TOKEN, AT), new Sending(TOKEN, AT),
+                new Published(AT), new Cancelled(AT), new Failed(FailureReason.MEMBER_REMOVED, AT));
+    }
+
+    @ParameterizedTest
+    @MethodSource("everyState")
+    void state_flattenedAndRebuilt_isTheSameState(ScheduleState state) {
+        ScheduleState.Fields fields = state.fields();
+
+        assertThat(ScheduleState.of(fields)).isEqualTo(state);
+        assertThat(fields.name()).isEqualTo(state.stateName());
+        assertThat(fields.token().isPresent()).isEqualTo(state.stateName().holdsClaim());
+        assertThat(fields.finishedAt().isPresent()).isEqualTo(state.terminal());
+    }
+
+    @Test
+    void stateOf_partTheStateCannotHold_isRejectedNamingIt() {
+        assertThatThrownBy(() -> ScheduleState.of(ScheduleState.Fields.of(StateName.PUBLISHED).withFinishedAt(AT)
+                .withRetryAt(Optional.of(AT)))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("published cannot hold a retry time");
+        assertThatThrownBy(() -> ScheduleState.of(ScheduleState.Fields.of(StateName.SCHEDULED).withClaim(TOKEN, AT)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("scheduled cannot hold a claim");
+        assertThatThrownBy(() -> ScheduleState.of(ScheduleState.Fields.of(StateName.SENDING).withClaim(TOKEN, AT)
+                .withFinishedAt(AT))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("sending cannot hold an end time");
+        assertThatThrownBy(() -> ScheduleState.of(ScheduleState.Fields.of(StateName.CANCELLED).withFinishedAt(AT)
+                .withReason(FailureReason.EXPIRED))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cancelled cannot hold a failure reason");
+    }
+
+    @Test
+    void stateOf_partTheStateNeedsMissing_isRejectedByItsConstructor() {
+        assertThatThrownBy(() -> ScheduleState.of(ScheduleState.Fields.of(StateName.CLAIMED)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("a claim needs a fencing token");
+        assertThatThrownBy(() -> ScheduleState.of(ScheduleState.Fields.of(StateName.FAILED).withFinishedAt(AT)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("a failure needs a reason");
     }
 
     @Test

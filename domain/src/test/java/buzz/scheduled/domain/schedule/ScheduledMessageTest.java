@@ -143,7 +143,6 @@ class ScheduledMessageTest {
         assertThat(purged.event()).isEmpty();
         assertThat(purged.eventId()).isEqualTo(ORIGINAL.id());
         assertThat(purged.state().terminal()).isTrue();
-        assertThat(purged.pending()).isFalse();
     }
 
     @Test
@@ -171,9 +170,6 @@ class ScheduledMessageTest {
         assertThat(failed.publishedAt()).isEmpty();
         assertThat(failed.token()).isEmpty();
         assertThat(MessageFixture.purgedIn(new Cancelled(EARLIER), 0).token()).isEmpty();
-        assertThat(MessageFixture.scheduled().pending()).isTrue();
-        assertThat(MessageFixture.claimed().pending()).isTrue();
-        assertThat(MessageFixture.sending().pending()).isFalse();
     }
 
     @Test
@@ -185,7 +181,7 @@ class ScheduledMessageTest {
         assertThat(due.dueAt()).isEqualTo(early);
         assertThat(due.revision()).isEqualTo(Revision.FIRST);
         assertThat(due.event()).contains(ORIGINAL);
-        assertThat(due.claim(TOKEN, early.plusSeconds(60), early)).isInstanceOf(DeliveryOutcome.Moved.class);
+        assertThat(due.state()).isEqualTo(Scheduled.NOW);
     }
 
     @Test
@@ -208,7 +204,7 @@ class ScheduledMessageTest {
         ScheduledMessage now = changed(waiting.sendNow(RELAY_WINDOW, NOW));
 
         assertThat(now.state()).isEqualTo(Scheduled.NOW);
-        assertThat(now.claim(TOKEN, NOW.plusSeconds(60), NOW)).isInstanceOf(DeliveryOutcome.Moved.class);
+        assertThat(now.dueAt()).isEqualTo(DUE);
     }
 
     @Test

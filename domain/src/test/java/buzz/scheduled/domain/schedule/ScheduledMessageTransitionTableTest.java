@@ -2,62 +2,58 @@ package buzz.scheduled.domain.schedule;
 
 import static buzz.scheduled.domain.schedule.MessageFixture.DUE;
 import static buzz.scheduled.domain.schedule.MessageFixture.EARLIER;
-import static buzz.scheduled.domain.schedule.MessageFixture.LEASE_UNTIL;
-import static buzz.scheduled.domain.schedule.MessageFixture.MAX_LATENESS;
 import static buzz.scheduled.domain.schedule.MessageFixture.NOW;
 import static buzz.scheduled.domain.schedule.MessageFixture.ORIGINAL;
-import static buzz.scheduled.domain.schedule.MessageFixture.OTHER_TOKEN;
 import static buzz.scheduled.domain.schedule.MessageFixture.RELAY_WINDOW;
 import static buzz.scheduled.domain.schedule.MessageFixture.REVISED;
 import static buzz.scheduled.domain.schedule.MessageFixture.SENT_NOW;
-import static buzz.scheduled.domain.schedule.MessageFixture.TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.ScheduleState.Cancelled;
-import buzz.scheduled.domain.schedule.ScheduleState.Claimed;
 import buzz.scheduled.domain.schedule.ScheduleState.Failed;
 import buzz.scheduled.domain.schedule.ScheduleState.Published;
 import buzz.scheduled.domain.schedule.ScheduleState.Scheduled;
-import buzz.scheduled.domain.schedule.ScheduleState.Sending;
+import buzz.scheduled.domain.schedule.Transition.Step;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every (state × operation) pair of the scheduled-message aggregate, allowed and refused, as one table. Each
- * operation is called the way its legitimate caller would (the claim holder's token, the current revision,
- * the owner's {@code If-Match}, a time that passes every timing rule), so what decides the outcome is the
- * state alone. The timing and fencing edges are in {@link ScheduledMessageFencingTest}.
+ * {@link Transition}'s table, written out once more by hand as the product's rules: every (state × operation) pair,
+ * allowed and refused. Each cell of the code's table must be the one written here, and the owner's operations, which
+ * the aggregate runs itself, must give exactly the tabled outcome when called the way their legitimate caller would
+ * (the current revision, the owner's {@code If-Match}, a time that passes every timing rule), so what decides the
+ * outcome is the state alone. The delivery operations are the stores' conditional writes; {@code TransitionContract}
+ * runs every row of the code's table against each store.
  */
 class ScheduledMessageTransitionTableTest {
 
-    private static final Instant RETRY_AT = NOW.plusSeconds(30);
-    private static final Instant RENEWED_UNTIL = NOW.plusSeconds(120);
-    private static final Instant REAP_AT = LEASE_UNTIL.plusSeconds(1);
-
     /** The six states, each with the data a real row in that state has. */
     enum Start {
-        SCHEDULED(MessageFixture::scheduled),
-        CLAIMED(MessageFixture::claimed),
-        SENDING(MessageFixture::sending),
-        PUBLISHED(() -> MessageFixture.in(new Published(EARLIER), 1)),
-        CANCELLED(() -> MessageFixture.purgedIn(new Cancelled(EARLIER), 0)),
-        FAILED(() -> MessageFixture.purgedIn(new Failed(FailureReason.RELAY_REJECTED, EARLIER), 1));
+        SCHEDULED(StateName.SCHEDULED, MessageFixture::scheduled),
+        CLAIMED(StateName.CLAIMED, MessageFixture::claimed),
+        SENDING(StateName.SENDING, MessageFixture::sending),
+        PUBLISHED(StateName.PUBLISHED, () -> MessageFixture.in(new Published(EARLIER), 1)),
+        CANCELLED(StateName.CANCELLED, () -> MessageFixture.purgedIn(new Cancelled(EARLIER), 0)),
+        FAILED(StateName.FAILED, () -> MessageFixture.purgedIn(new Failed(FailureReason.RELAY_REJECTED, EARLIER), 1));
 
+        private final StateName name;
         private final Supplier<ScheduledMessage> message;
 
-        Start(Supplier<ScheduledMessage> message) {
+        Start(StateName name, Supplier<ScheduledMessage> message) {
+            this.name = name;
             this.message = message;
         }
 
@@ -66,35 +62,16 @@ class ScheduledMessageTransitionTableTest {
         }
     }
 
-    /** Every operation, called with the arguments its legitimate caller would pass. */
-    enum Operation {
-        REVISE(NOW, m -> m.revise(REVISED, m.revision(), NOW)),
-        CANCEL(NOW, m -> m.cancel(NOW)),
-        SEND_NOW_WITH_EVENT(NOW, m -> m.sendNow(SENT_NOW, RELAY_WINDOW, NOW)),
-        SEND_NOW_STORED(NOW, m -> m.sendNow(RELAY_WINDOW, NOW)),
-        CLAIM(NOW, m -> m.claim(OTHER_TOKEN, LEASE_UNTIL, NOW)),
-        PUBLISH(NOW, m -> m.publish(TOKEN, NOW)),
-        RETRY_LATER(NOW, m -> m.retryLater(TOKEN, RETRY_AT, MAX_LATENESS, NOW)),
-        FAIL(NOW, m -> m.fail(TOKEN, FailureReason.RELAY_REJECTED, NOW)),
-        RELEASE(NOW, m -> m.release(TOKEN, NOW)),
-        RENEW_LEASE(NOW, m -> m.renewLease(TOKEN, RENEWED_UNTIL, NOW)),
-        REAP(REAP_AT, m -> m.reap(REAP_AT)),
-        REVOKE(NOW, m -> m.revoke(FailureReason.CHANNEL_DELETED, NOW));
-
-        private final Instant at;
-        private final Function<ScheduledMessage, Object> call;
-
-        Operation(Instant at, Function<ScheduledMessage, Object> call) {
-            this.at = at;
-            this.call = call;
-        }
-    }
+    /** The owner's operations, called with the arguments their legitimate caller would pass. */
+    private static final Map<Transition, Function<ScheduledMessage, OwnerOutcome>> OWNER_CALLS = Map.of(
+            Transition.REVISE, m -> m.revise(REVISED, m.revision(), NOW),
+            Transition.CANCEL, m -> m.cancel(NOW),
+            Transition.SEND_NOW, m -> m.sendNow(RELAY_WINDOW, NOW));
 
     /** Which event the resulting message carries. */
     enum Payload {
         ORIGINAL_EVENT(Optional.of(ORIGINAL), EventFixture.CHANNEL),
         REVISED_EVENT(Optional.of(REVISED.event()), "general-2"),
-        SENT_NOW_EVENT(Optional.of(SENT_NOW.event()), EventFixture.CHANNEL),
         /** Purged; the event id and channel of the last revision stay as metadata. */
         PURGED(Optional.empty(), EventFixture.CHANNEL);
 
@@ -108,23 +85,49 @@ class ScheduledMessageTransitionTableTest {
     }
 
     sealed interface Expected {
+        /** The cell of {@link Transition}'s table this expectation stands for. */
+        Step step();
     }
 
-    /** A delivery transition that did not apply. */
+    /** A delivery operation that does not apply: the store leaves the row. */
     record Fenced() implements Expected {
+        @Override
+        public Step step() {
+            return new Step.Fenced();
+        }
     }
 
     /** An owner operation the state refuses. */
     record Refused(OwnerRefusal refusal) implements Expected {
+        @Override
+        public Step step() {
+            return new Step.Refused(refusal);
+        }
     }
 
     /** An owner operation answered with the message as it is. */
     record Unchanged() implements Expected {
+        @Override
+        public Step step() {
+            return new Step.Stays();
+        }
     }
 
-    /** {@code Moved} (delivery) or {@code Changed} (owner) into exactly this. */
-    record Next(boolean owner, ScheduleState state, int revision, int attempts, Payload payload, Instant dueAt)
+    /** A delivery operation's move into {@code to}. */
+    record Moves(StateName to) implements Expected {
+        @Override
+        public Step step() {
+            return new Step.Moves(to);
+        }
+    }
+
+    /** An owner operation's change into exactly this. */
+    record Changed(ScheduleState state, int revision, int attempts, Payload payload, Instant dueAt)
             implements Expected {
+        @Override
+        public Step step() {
+            return new Step.Moves(state.stateName());
+        }
     }
 
     private static Expected fenced() {
@@ -135,146 +138,151 @@ class ScheduledMessageTransitionTableTest {
         return new Refused(refusal);
     }
 
-    private static Expected changed(ScheduleState state, int revision, int attempts, Payload payload,
-                                    Instant dueAt) {
-        return new Next(true, state, revision, attempts, payload, dueAt);
+    private static Expected moves(StateName to) {
+        return new Moves(to);
     }
 
-    private static Expected moved(ScheduleState state, int attempts, Payload payload) {
-        return new Next(false, state, 1, attempts, payload, DUE);
-    }
-
-    private static Arguments row(Start start, Operation operation, Expected expected) {
-        return Arguments.of(start, operation, expected);
+    private static Arguments row(Start start, Transition transition, Expected expected) {
+        return Arguments.of(start, transition, expected);
     }
 
     static List<Arguments> table() {
-        Scheduled retry = new Scheduled(Optional.of(RETRY_AT));
         Payload kept = Payload.ORIGINAL_EVENT;
         Payload purged = Payload.PURGED;
+        Payload revised = Payload.REVISED_EVENT;
         Instant revisedDue = REVISED.dueAt();
         return List.of(
-                row(Start.SCHEDULED, Operation.REVISE, changed(Scheduled.NOW, 2, 0, Payload.REVISED_EVENT, revisedDue)),
-                row(Start.SCHEDULED, Operation.CANCEL, changed(new Cancelled(NOW), 1, 0, purged, DUE)),
-                row(Start.SCHEDULED, Operation.SEND_NOW_WITH_EVENT,
-                        changed(Scheduled.NOW, 2, 0, Payload.SENT_NOW_EVENT, NOW)),
-                row(Start.SCHEDULED, Operation.SEND_NOW_STORED, changed(Scheduled.NOW, 1, 0, kept, DUE)),
-                row(Start.SCHEDULED, Operation.CLAIM, moved(new Sending(OTHER_TOKEN, LEASE_UNTIL), 1, kept)),
-                row(Start.SCHEDULED, Operation.PUBLISH, fenced()),
-                row(Start.SCHEDULED, Operation.RETRY_LATER, fenced()),
-                row(Start.SCHEDULED, Operation.FAIL, fenced()),
-                row(Start.SCHEDULED, Operation.RELEASE, fenced()),
-                row(Start.SCHEDULED, Operation.RENEW_LEASE, fenced()),
-                row(Start.SCHEDULED, Operation.REAP, fenced()),
-                row(Start.SCHEDULED, Operation.REVOKE,
-                        moved(new Failed(FailureReason.CHANNEL_DELETED, NOW), 0, purged)),
+                row(Start.SCHEDULED, Transition.REVISE, new Changed(Scheduled.NOW, 2, 0, revised, revisedDue)),
+                row(Start.SCHEDULED, Transition.CANCEL, new Changed(new Cancelled(NOW), 1, 0, purged, DUE)),
+                row(Start.SCHEDULED, Transition.SEND_NOW, new Changed(Scheduled.NOW, 1, 0, kept, DUE)),
+                row(Start.SCHEDULED, Transition.CLAIM, moves(StateName.SENDING)),
+                row(Start.SCHEDULED, Transition.RENEW_LEASE, fenced()),
+                row(Start.SCHEDULED, Transition.PUBLISH, fenced()),
+                row(Start.SCHEDULED, Transition.RETRY, fenced()),
+                row(Start.SCHEDULED, Transition.EXPIRE, fenced()),
+                row(Start.SCHEDULED, Transition.FAIL, fenced()),
+                row(Start.SCHEDULED, Transition.RELEASE, fenced()),
+                row(Start.SCHEDULED, Transition.REAP, fenced()),
+                row(Start.SCHEDULED, Transition.REVOKE, moves(StateName.FAILED)),
 
-                row(Start.CLAIMED, Operation.REVISE, changed(Scheduled.NOW, 2, 1, Payload.REVISED_EVENT, revisedDue)),
-                row(Start.CLAIMED, Operation.CANCEL, changed(new Cancelled(NOW), 1, 1, purged, DUE)),
-                row(Start.CLAIMED, Operation.SEND_NOW_WITH_EVENT,
-                        changed(Scheduled.NOW, 2, 1, Payload.SENT_NOW_EVENT, NOW)),
-                row(Start.CLAIMED, Operation.SEND_NOW_STORED, changed(Scheduled.NOW, 1, 1, kept, DUE)),
-                row(Start.CLAIMED, Operation.CLAIM, fenced()),
-                row(Start.CLAIMED, Operation.PUBLISH, fenced()),
-                row(Start.CLAIMED, Operation.RETRY_LATER, moved(retry, 1, kept)),
-                row(Start.CLAIMED, Operation.FAIL, moved(new Failed(FailureReason.RELAY_REJECTED, NOW), 1, purged)),
-                row(Start.CLAIMED, Operation.RELEASE, moved(Scheduled.NOW, 1, kept)),
-                row(Start.CLAIMED, Operation.RENEW_LEASE, moved(new Claimed(TOKEN, RENEWED_UNTIL), 1, kept)),
-                row(Start.CLAIMED, Operation.REAP, moved(Scheduled.NOW, 1, kept)),
-                row(Start.CLAIMED, Operation.REVOKE, moved(new Failed(FailureReason.CHANNEL_DELETED, NOW), 1, purged)),
+                // Only rows an earlier version left claimed are here: the owner may still change them, the reaper
+                // takes them back, and nothing finishes them (a finish is for a claim that reached sending).
+                row(Start.CLAIMED, Transition.REVISE, new Changed(Scheduled.NOW, 2, 1, revised, revisedDue)),
+                row(Start.CLAIMED, Transition.CANCEL, new Changed(new Cancelled(NOW), 1, 1, purged, DUE)),
+                row(Start.CLAIMED, Transition.SEND_NOW, new Changed(Scheduled.NOW, 1, 1, kept, DUE)),
+                row(Start.CLAIMED, Transition.CLAIM, fenced()),
+                row(Start.CLAIMED, Transition.RENEW_LEASE, moves(StateName.CLAIMED)),
+                row(Start.CLAIMED, Transition.PUBLISH, fenced()),
+                row(Start.CLAIMED, Transition.RETRY, fenced()),
+                row(Start.CLAIMED, Transition.EXPIRE, fenced()),
+                row(Start.CLAIMED, Transition.FAIL, fenced()),
+                row(Start.CLAIMED, Transition.RELEASE, fenced()),
+                row(Start.CLAIMED, Transition.REAP, moves(StateName.SCHEDULED)),
+                row(Start.CLAIMED, Transition.REVOKE, moves(StateName.FAILED)),
 
-                row(Start.SENDING, Operation.REVISE, refused(OwnerRefusal.DISPATCHING)),
-                row(Start.SENDING, Operation.CANCEL, refused(OwnerRefusal.DISPATCHING)),
-                row(Start.SENDING, Operation.SEND_NOW_WITH_EVENT, refused(OwnerRefusal.DISPATCHING)),
-                row(Start.SENDING, Operation.SEND_NOW_STORED, refused(OwnerRefusal.DISPATCHING)),
-                row(Start.SENDING, Operation.CLAIM, fenced()),
+                row(Start.SENDING, Transition.REVISE, refused(OwnerRefusal.DISPATCHING)),
+                row(Start.SENDING, Transition.CANCEL, refused(OwnerRefusal.DISPATCHING)),
+                row(Start.SENDING, Transition.SEND_NOW, refused(OwnerRefusal.DISPATCHING)),
+                row(Start.SENDING, Transition.CLAIM, fenced()),
+                row(Start.SENDING, Transition.RENEW_LEASE, moves(StateName.SENDING)),
                 // The relay has the event anyway, so a published message keeps it for the API to show.
-                row(Start.SENDING, Operation.PUBLISH, moved(new Published(NOW), 1, kept)),
-                row(Start.SENDING, Operation.RETRY_LATER, moved(retry, 1, kept)),
-                row(Start.SENDING, Operation.FAIL, moved(new Failed(FailureReason.RELAY_REJECTED, NOW), 1, purged)),
-                row(Start.SENDING, Operation.RELEASE, moved(Scheduled.NOW, 1, kept)),
-                row(Start.SENDING, Operation.RENEW_LEASE, moved(new Sending(TOKEN, RENEWED_UNTIL), 1, kept)),
-                row(Start.SENDING, Operation.REAP, moved(Scheduled.NOW, 1, kept)),
-                row(Start.SENDING, Operation.REVOKE, fenced()),
+                row(Start.SENDING, Transition.PUBLISH, moves(StateName.PUBLISHED)),
+                row(Start.SENDING, Transition.RETRY, moves(StateName.SCHEDULED)),
+                row(Start.SENDING, Transition.EXPIRE, moves(StateName.FAILED)),
+                row(Start.SENDING, Transition.FAIL, moves(StateName.FAILED)),
+                row(Start.SENDING, Transition.RELEASE, moves(StateName.SCHEDULED)),
+                row(Start.SENDING, Transition.REAP, moves(StateName.SCHEDULED)),
+                // Left to the claim's fenced finishing write.
+                row(Start.SENDING, Transition.REVOKE, fenced()),
 
-                row(Start.PUBLISHED, Operation.REVISE, refused(OwnerRefusal.NOT_PENDING)),
-                row(Start.PUBLISHED, Operation.CANCEL, refused(OwnerRefusal.ALREADY_SENT)),
-                row(Start.PUBLISHED, Operation.SEND_NOW_WITH_EVENT, refused(OwnerRefusal.ALREADY_SENT)),
-                row(Start.PUBLISHED, Operation.SEND_NOW_STORED, refused(OwnerRefusal.ALREADY_SENT)),
-                row(Start.PUBLISHED, Operation.CLAIM, fenced()),
-                row(Start.PUBLISHED, Operation.PUBLISH, fenced()),
-                row(Start.PUBLISHED, Operation.RETRY_LATER, fenced()),
-                row(Start.PUBLISHED, Operation.FAIL, fenced()),
-                row(Start.PUBLISHED, Operation.RELEASE, fenced()),
-                row(Start.PUBLISHED, Operation.RENEW_LEASE, fenced()),
-                row(Start.PUBLISHED, Operation.REAP, fenced()),
-                row(Start.PUBLISHED, Operation.REVOKE, fenced()),
+                row(Start.PUBLISHED, Transition.REVISE, refused(OwnerRefusal.NOT_PENDING)),
+                row(Start.PUBLISHED, Transition.CANCEL, refused(OwnerRefusal.ALREADY_SENT)),
+                row(Start.PUBLISHED, Transition.SEND_NOW, refused(OwnerRefusal.ALREADY_SENT)),
+                row(Start.PUBLISHED, Transition.CLAIM, fenced()),
+                row(Start.PUBLISHED, Transition.RENEW_LEASE, fenced()),
+                row(Start.PUBLISHED, Transition.PUBLISH, fenced()),
+                row(Start.PUBLISHED, Transition.RETRY, fenced()),
+                row(Start.PUBLISHED, Transition.EXPIRE, fenced()),
+                row(Start.PUBLISHED, Transition.FAIL, fenced()),
+                row(Start.PUBLISHED, Transition.RELEASE, fenced()),
+                row(Start.PUBLISHED, Transition.REAP, fenced()),
+                row(Start.PUBLISHED, Transition.REVOKE, fenced()),
 
-                row(Start.CANCELLED, Operation.REVISE, refused(OwnerRefusal.NOT_PENDING)),
-                row(Start.CANCELLED, Operation.CANCEL, new Unchanged()),
-                row(Start.CANCELLED, Operation.SEND_NOW_WITH_EVENT, refused(OwnerRefusal.NOT_PENDING)),
-                row(Start.CANCELLED, Operation.SEND_NOW_STORED, refused(OwnerRefusal.NOT_PENDING)),
-                row(Start.CANCELLED, Operation.CLAIM, fenced()),
-                row(Start.CANCELLED, Operation.PUBLISH, fenced()),
-                row(Start.CANCELLED, Operation.RETRY_LATER, fenced()),
-                row(Start.CANCELLED, Operation.FAIL, fenced()),
-                row(Start.CANCELLED, Operation.RELEASE, fenced()),
-                row(Start.CANCELLED, Operation.RENEW_LEASE, fenced()),
-                row(Start.CANCELLED, Operation.REAP, fenced()),
-                row(Start.CANCELLED, Operation.REVOKE, fenced()),
+                row(Start.CANCELLED, Transition.REVISE, refused(OwnerRefusal.NOT_PENDING)),
+                row(Start.CANCELLED, Transition.CANCEL, new Unchanged()),
+                row(Start.CANCELLED, Transition.SEND_NOW, refused(OwnerRefusal.NOT_PENDING)),
+                row(Start.CANCELLED, Transition.CLAIM, fenced()),
+                row(Start.CANCELLED, Transition.RENEW_LEASE, fenced()),
+                row(Start.CANCELLED, Transition.PUBLISH, fenced()),
+                row(Start.CANCELLED, Transition.RETRY, fenced()),
+                row(Start.CANCELLED, Transition.EXPIRE, fenced()),
+                row(Start.CANCELLED, Transition.FAIL, fenced()),
+                row(Start.CANCELLED, Transition.RELEASE, fenced()),
+                row(Start.CANCELLED, Transition.REAP, fenced()),
+                row(Start.CANCELLED, Transition.REVOKE, fenced()),
 
-                row(Start.FAILED, Operation.REVISE, refused(OwnerRefusal.NOT_PENDING)),
-                row(Start.FAILED, Operation.CANCEL, refused(OwnerRefusal.NOT_PENDING)),
-                row(Start.FAILED, Operation.SEND_NOW_WITH_EVENT, refused(OwnerRefusal.NOT_PENDING)),
-                row(Start.FAILED, Operation.SEND_NOW_STORED, refused(OwnerRefusal.NOT_PENDING)),
-                row(Start.FAILED, Operation.CLAIM, fenced()),
-                row(Start.FAILED, Operation.PUBLISH, fenced()),
-                row(Start.FAILED, Operation.RETRY_LATER, fenced()),
-                row(Start.FAILED, Operation.FAIL, fenced()),
-                row(Start.FAILED, Operation.RELEASE, fenced()),
-                row(Start.FAILED, Operation.RENEW_LEASE, fenced()),
-                row(Start.FAILED, Operation.REAP, fenced()),
-                row(Start.FAILED, Operation.REVOKE, fenced()));
+                row(Start.FAILED, Transition.REVISE, refused(OwnerRefusal.NOT_PENDING)),
+                row(Start.FAILED, Transition.CANCEL, refused(OwnerRefusal.NOT_PENDING)),
+                row(Start.FAILED, Transition.SEND_NOW, refused(OwnerRefusal.NOT_PENDING)),
+                row(Start.FAILED, Transition.CLAIM, fenced()),
+                row(Start.FAILED, Transition.RENEW_LEASE, fenced()),
+                row(Start.FAILED, Transition.PUBLISH, fenced()),
+                row(Start.FAILED, Transition.RETRY, fenced()),
+                row(Start.FAILED, Transition.EXPIRE, fenced()),
+                row(Start.FAILED, Transition.FAIL, fenced()),
+                row(Start.FAILED, Transition.RELEASE, fenced()),
+                row(Start.FAILED, Transition.REAP, fenced()),
+                row(Start.FAILED, Transition.REVOKE, fenced()));
     }
 
     @Test
-    void table_everyStateAndOperation_coveredExactlyOnce() {
+    void table_everyStateAndTransition_coveredExactlyOnce() {
         Set<List<Object>> pairs = new HashSet<>();
         for (Arguments row : table()) {
             assertThat(pairs.add(List.of(row.get()[0], row.get()[1])))
                     .as("duplicate row %s × %s", row.get()[0], row.get()[1]).isTrue();
         }
         Set<List<Object>> every = new HashSet<>();
-        Arrays.stream(Start.values()).forEach(s -> Arrays.stream(Operation.values())
-                .forEach(o -> every.add(List.of(s, o))));
-        assertThat(pairs).isEqualTo(every).hasSize(6 * 12);
+        Arrays.stream(Start.values()).forEach(s -> Arrays.stream(Transition.values())
+                .forEach(t -> every.add(List.of(s, t))));
+        assertThat(pairs).isEqualTo(every).hasSize(StateName.values().length * Transition.values().length);
+        assertThat(Arrays.stream(Start.values()).map(s -> s.name)).containsExactlyElementsOf(StateName.all());
     }
 
-    @ParameterizedTest(name = "{0} × {1} → {2}")
+    @ParameterizedTest(name = "{1} from {0} → {2}")
     @MethodSource("table")
-    void operation_inEachState_givesTheTabledOutcome(Start start, Operation operation, Expected expected) {
+    void from_eachStateAndTransition_isTheTabledStep(Start start, Transition transition, Expected expected) {
+        assertThat(transition.from(start.name)).isEqualTo(expected.step());
+        assertThat(start.message().state().stateName()).isEqualTo(start.name);
+    }
+
+    @ParameterizedTest(name = "{1} from {0} → {2}")
+    @MethodSource("table")
+    void ownerOperation_inEachState_givesTheTabledOutcome(Start start, Transition transition, Expected expected) {
+        Function<ScheduledMessage, OwnerOutcome> call = OWNER_CALLS.get(transition);
+        assertThat(call != null).as("owner operations are exactly those the aggregate runs")
+                .isEqualTo(transition.byOwner());
+        assertThat(expected instanceof Moves || expected instanceof Fenced).as("only delivery steps are fenced")
+                .isNotEqualTo(transition.byOwner());
+        if (call == null) {
+            return;
+        }
         ScheduledMessage before = start.message();
 
-        Object outcome = operation.call.apply(before);
+        OwnerOutcome outcome = call.apply(before);
 
         switch (expected) {
-            case Fenced f -> assertThat(outcome).isInstanceOfSatisfying(DeliveryOutcome.Fenced.class,
-                    fencedOutcome -> assertThat(fencedOutcome.why()).contains(before.state().wireName()));
             case Refused r -> assertThat(outcome).isEqualTo(new OwnerOutcome.Refused(r.refusal()));
             case Unchanged u -> assertThat(outcome).isEqualTo(new OwnerOutcome.Unchanged(before));
-            case Next next -> assertNext(before, operation, outcome, next);
+            case Changed changed -> assertChanged(before, outcome, changed);
+            case Moves m -> throw new AssertionError("an owner operation is tabled as a delivery move");
+            case Fenced f -> throw new AssertionError("an owner operation is tabled as fenced");
         }
     }
 
-    private static void assertNext(ScheduledMessage before, Operation operation, Object outcome, Next next) {
-        ScheduledMessage after;
-        if (next.owner()) {
-            assertThat(outcome).isInstanceOf(OwnerOutcome.Changed.class);
-            after = ((OwnerOutcome.Changed) outcome).message();
-        } else {
-            assertThat(outcome).isInstanceOf(DeliveryOutcome.Moved.class);
-            after = ((DeliveryOutcome.Moved) outcome).message();
-        }
+    private static void assertChanged(ScheduledMessage before, OwnerOutcome outcome, Changed next) {
+        assertThat(outcome).isInstanceOf(OwnerOutcome.Changed.class);
+        ScheduledMessage after = ((OwnerOutcome.Changed) outcome).message();
         assertThat(after.state()).isEqualTo(next.state());
         assertThat(after.revision()).isEqualTo(new Revision(next.revision()));
         assertThat(after.attempts()).isEqualTo(next.attempts());
@@ -282,26 +290,63 @@ class ScheduledMessageTransitionTableTest {
         assertThat(after.eventId()).isEqualTo(next.payload().event.map(NostrEvent::id).orElse(before.eventId()));
         assertThat(after.channel()).isEqualTo(new Channel(next.payload().channel));
         assertThat(after.dueAt()).isEqualTo(next.dueAt());
-        assertThat(after.updatedAt()).isEqualTo(operation.at);
+        assertThat(after.updatedAt()).isEqualTo(NOW);
         assertThat(after.id()).isEqualTo(before.id());
         assertThat(after.owner()).isEqualTo(before.owner());
         assertThat(after.createdAt()).isEqualTo(before.createdAt());
-        assertThat(after.pending()).isEqualTo(after.state() instanceof Scheduled || after.state() instanceof Claimed);
+        assertThat(after.token()).as("an owner's change drops any claim").isEmpty();
     }
 
-    static Stream<Start> terminalStarts() {
-        return Stream.of(Start.PUBLISHED, Start.CANCELLED, Start.FAILED);
+    @Test
+    void sendNowWithEvent_inEachState_followsTheSameRowsAsSendNowStored() {
+        for (Start start : Start.values()) {
+            OwnerOutcome stored = start.message().sendNow(RELAY_WINDOW, NOW);
+            OwnerOutcome withEvent = start.message().sendNow(SENT_NOW, RELAY_WINDOW, NOW);
+
+            assertThat(withEvent.getClass()).as(start.name()).isEqualTo(stored.getClass());
+            if (withEvent instanceof OwnerOutcome.Changed changed) {
+                assertThat(changed.message().revision()).isEqualTo(start.message().revision().next());
+                assertThat(changed.message().event()).contains(SENT_NOW.event());
+                assertThat(changed.message().dueAt()).isEqualTo(NOW);
+            } else {
+                assertThat(withEvent).isEqualTo(stored);
+            }
+        }
     }
 
-    @ParameterizedTest
-    @MethodSource("terminalStarts")
-    void terminalState_anyOperation_neverLeavesIt(Start start) {
-        ScheduledMessage before = start.message();
-        assertThat(before.state().terminal()).isTrue();
-        for (Operation operation : Operation.values()) {
-            Object outcome = operation.call.apply(before);
-            assertThat(outcome).as(operation.name())
-                    .isNotInstanceOfAny(DeliveryOutcome.Moved.class, OwnerOutcome.Changed.class);
+    @Test
+    void terminalStates_noTransitionLeavesThem() {
+        for (StateName state : StateName.where(StateName::terminal)) {
+            for (Transition transition : Transition.values()) {
+                assertThat(transition.from(state)).as("%s from %s", transition, state)
+                        .isNotInstanceOf(Step.Moves.class);
+            }
+        }
+    }
+
+    @Test
+    void startStatesAndTargets_areReadOffTheTable() {
+        assertThat(Transition.CLAIM.startStates()).containsExactly(StateName.SCHEDULED);
+        assertThat(Transition.CLAIM.target()).isEqualTo(StateName.SENDING);
+        assertThat(Transition.REAP.startStates()).containsExactly(StateName.CLAIMED, StateName.SENDING);
+        assertThat(Transition.REVOKE.startStates()).containsExactly(StateName.SCHEDULED, StateName.CLAIMED);
+        assertThat(Transition.RENEW_LEASE.targets()).containsExactly(StateName.CLAIMED, StateName.SENDING);
+        assertThatThrownBy(Transition.RENEW_LEASE::target).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("RENEW_LEASE");
+        assertThat(Transition.CLAIM.countsAttempt()).isTrue();
+        assertThat(Arrays.stream(Transition.values()).filter(Transition::countsAttempt))
+                .containsExactly(Transition.CLAIM);
+    }
+
+    @Test
+    void claimHoldingStates_areEnteredOnlyByTheClaimAndItsRenewal() {
+        for (Transition transition : Transition.values()) {
+            for (StateName target : transition.targets()) {
+                if (target.holdsClaim()) {
+                    assertThat(transition).as("%s enters %s", transition, target)
+                            .isIn(Transition.CLAIM, Transition.RENEW_LEASE);
+                }
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -151,6 +152,21 @@ public final class ScratchDatabaseExtension implements BeforeAllCallback, AfterA
         if (!tables.isEmpty()) {
             execute("TRUNCATE " + String.join(", ", tables) + " CASCADE");
         }
+    }
+
+    /**
+     * Makes {@code duration} pass for every stored message: {@code now()} cannot be moved, so every stored time of
+     * {@code scheduled_message} moves back instead, which relative to {@code now()} is the same.
+     */
+    public void letTimePass(Duration duration) {
+        long micros = duration.toNanos() / 1_000;
+        execute("UPDATE scheduled_message SET due_at = due_at - ? * interval '1 microsecond',"
+                + " retry_at = retry_at - ? * interval '1 microsecond',"
+                + " lease_until = lease_until - ? * interval '1 microsecond',"
+                + " finished_at = finished_at - ? * interval '1 microsecond',"
+                + " created_at = created_at - ? * interval '1 microsecond',"
+                + " updated_at = updated_at - ? * interval '1 microsecond'",
+                micros, micros, micros, micros, micros, micros);
     }
 
     /**

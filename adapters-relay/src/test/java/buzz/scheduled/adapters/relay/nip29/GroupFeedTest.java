@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.relay.AuthEventSigner;
 import buzz.scheduled.adapters.relay.RelaySettings;
-import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
+import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
+import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
-import buzz.scheduled.application.port.out.ChannelAdministration.ChannelDeleted;
-import buzz.scheduled.application.port.out.ChannelAdministration.MemberRemoved;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.RefusalCode;

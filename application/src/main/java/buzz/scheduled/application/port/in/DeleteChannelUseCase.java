@@ -1,6 +1,5 @@
 package buzz.scheduled.application.port.in;
 
-import buzz.scheduled.application.port.out.ChannelAdministration.ChannelDeleted;
 import buzz.scheduled.domain.schedule.Channel;
 
 /**
@@ -12,4 +11,20 @@ public interface DeleteChannelUseCase {
 
     /** Deletes {@code channel}; repeating it is harmless. */
     ChannelDeleted deleteChannel(Channel channel);
+
+    /**
+     * What a channel deletion did.
+     *
+     * @param failed   pending messages now {@code failed channel_deleted}
+     * @param purged   messages whose stored payload was removed by this call (the failed ones included)
+     * @param inFlight messages in {@code sending} left to finish their relay round trip
+     * @param newlyDeleted false when the channel already had a tombstone
+     */
+    record ChannelDeleted(int failed, int purged, int inFlight, boolean newlyDeleted) {
+        public ChannelDeleted {
+            if (failed < 0 || purged < 0 || inFlight < 0) {
+                throw new IllegalArgumentException("deletion counts must not be negative");
+            }
+        }
+    }
 }

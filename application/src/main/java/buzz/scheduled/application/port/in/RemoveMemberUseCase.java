@@ -1,6 +1,5 @@
 package buzz.scheduled.application.port.in;
 
-import buzz.scheduled.application.port.out.ChannelAdministration.MemberRemoved;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 
@@ -13,4 +12,18 @@ public interface RemoveMemberUseCase {
 
     /** Fails {@code member}'s pending messages in {@code channel}; repeating it is harmless. */
     MemberRemoved removeMember(Channel channel, PublicKey member);
+
+    /**
+     * What a member removal did.
+     *
+     * @param failed   pending messages now {@code failed member_removed}
+     * @param inFlight messages in {@code sending} left to finish their relay round trip
+     */
+    record MemberRemoved(int failed, int inFlight) {
+        public MemberRemoved {
+            if (failed < 0 || inFlight < 0) {
+                throw new IllegalArgumentException("removal counts must not be negative");
+            }
+        }
+    }
 }

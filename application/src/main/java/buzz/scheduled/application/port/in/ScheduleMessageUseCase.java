@@ -18,6 +18,9 @@ public interface ScheduleMessageUseCase {
      * @param idempotencyKey the {@code Idempotency-Key} header; the event id when absent
      */
     record ScheduleMessageCommand(PublicKey owner, NostrEvent event, Optional<String> idempotencyKey) {
+        /** Longest {@code Idempotency-Key} accepted, in characters. */
+        public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
         public ScheduleMessageCommand {
             if (owner == null || event == null || idempotencyKey == null) {
                 throw new IllegalArgumentException("schedule command needs an owner, an event and a key option");

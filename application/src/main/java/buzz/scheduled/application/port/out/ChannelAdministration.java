@@ -1,10 +1,11 @@
 package buzz.scheduled.application.port.out;
 
+import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
+import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
+import buzz.scheduled.application.port.in.ReservationsUseCase.Reservations;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
 
 /**
  * Bulk storage operations for deletion, purges, retention and reservations (SPEC §3.9, §3.10). Each method is
@@ -54,60 +55,4 @@ public interface ChannelAdministration {
 
     /** The late-delivery reservation figures (SPEC §3.10) on the store's clock. */
     Reservations reservations();
-
-    /**
-     * What a channel deletion did.
-     *
-     * @param failed   pending messages now {@code failed channel_deleted}
-     * @param purged   messages whose stored payload was removed by this call (the failed ones included)
-     * @param inFlight messages in {@code sending} left to finish their relay round trip
-     * @param newlyDeleted false when the channel already had a tombstone
-     */
-    record ChannelDeleted(int failed, int purged, int inFlight, boolean newlyDeleted) {
-        public ChannelDeleted {
-            if (failed < 0 || purged < 0 || inFlight < 0) {
-                throw new IllegalArgumentException("deletion counts must not be negative");
-            }
-        }
-    }
-
-    /**
-     * What a member removal did.
-     *
-     * @param failed   pending messages now {@code failed member_removed}
-     * @param inFlight messages in {@code sending} left to finish their relay round trip
-     */
-    record MemberRemoved(int failed, int inFlight) {
-        public MemberRemoved {
-            if (failed < 0 || inFlight < 0) {
-                throw new IllegalArgumentException("removal counts must not be negative");
-            }
-        }
-    }
-
-    /**
-     * Late-delivery reservation figures (SPEC §3.10).
-     *
-     * @param heldBefore for the non-terminal messages already due (due time ≤ now), the oldest instant one of
-     *                   them may land at: the earlier of its due time and its event's {@code created_at} (they
-     *                   differ only after a send-now with a newly signed event). Empty when nothing is overdue. A
-     *                   relay reading from replicas must not treat time from this instant on as complete
-     * @param overdue    how many non-terminal messages are already due
-     * @param nextDue    the earliest due time after now of a non-terminal message, if any
-     * @param now        the store's clock when the figures were taken
-     */
-    record Reservations(Optional<Instant> heldBefore, long overdue, Optional<Instant> nextDue, Instant now) {
-        public Reservations {
-            if (heldBefore == null || nextDue == null || now == null) {
-                throw new IllegalArgumentException("reservations need heldBefore, nextDue (present or empty) and now");
-            }
-            if (overdue < 0) {
-                throw new IllegalArgumentException("overdue must not be negative, got " + overdue);
-            }
-            if (heldBefore.isPresent() != (overdue > 0)) {
-                throw new IllegalArgumentException("heldBefore is present exactly when something is overdue, got "
-                        + heldBefore + " with " + overdue + " overdue");
-            }
-        }
-    }
 }

@@ -3,16 +3,15 @@ package buzz.scheduled.application.port.out;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.TestEvents;
-import buzz.scheduled.application.port.out.ChannelAdministration.ChannelDeleted;
-import buzz.scheduled.application.port.out.ChannelAdministration.MemberRemoved;
-import buzz.scheduled.application.port.out.ChannelAdministration.Reservations;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
-import buzz.scheduled.application.port.out.ScheduleStore.IdempotencyKey;
+import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
+import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
+import buzz.scheduled.application.port.in.ReservationsUseCase.Reservations;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateResult;
+import buzz.scheduled.application.port.out.MessageAdmission.IdempotencyKey;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
-import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.OwnerOutcome;
 import buzz.scheduled.domain.schedule.Revision;
@@ -30,10 +29,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every {@link ChannelAdministration} must have, run against the in-memory fake (application
- * tests) and PostgreSQL (adapters-postgres). Messages are put in place through the {@link ScheduleStore} port
+ * tests) and PostgreSQL (adapters-postgres). Messages are put in place through the owner side's ports
  * and domain transitions, and times are taken from the store's own clock.
  */
-public abstract class ChannelAdministrationContract {
+public abstract class ChannelAdministrationContract<
+        S extends OwnerMessageQueries & MessageAdmission & OwnerMessageChanges> {
 
     protected static final CreateLimits NO_LIMITS = new CreateLimits(10_000, 10_000, Duration.ofMinutes(5));
     protected static final Duration LEASE = Duration.ofMinutes(5);
@@ -42,12 +42,12 @@ public abstract class ChannelAdministrationContract {
     protected static final Channel GENERAL = new Channel("general");
     protected static final Channel RANDOM = new Channel("random");
 
-    protected ScheduleStore store;
+    protected S store;
     protected DeliveryStore delivery;
     protected ChannelAdministration administration;
 
     /** A store with no messages, keys or tombstones. */
-    protected abstract ScheduleStore emptyStore();
+    protected abstract S emptyStore();
 
     /** The administration port over the store {@link #emptyStore()} returned last. */
     protected abstract ChannelAdministration administration();
@@ -130,8 +130,8 @@ public abstract class ChannelAdministrationContract {
 
         ChannelDeleted first = administration.deleteChannel(GENERAL);
         ScheduledMessage stillSending = store.find(sending.id()).orElseThrow();
-        ScheduledMessage finished = moved(stillSending.publish(stillSending.token().orElseThrow(), now()));
-        boolean finishingWrite = store.replace(stillSending, finished);
+        boolean finishingWrite = finish(new DeliveryStore.Finish.Publish(new DeliveryStore.Claim(sending.id(),
+                sending.token().orElseThrow()), sending.revision()));
         ChannelDeleted repeat = administration.deleteChannel(GENERAL);
 
         assertThat(first).isEqualTo(new ChannelDeleted(0, 0, 1, true));
@@ -387,11 +387,11 @@ public abstract class ChannelAdministrationContract {
     // helpers: messages put in place through the storage port and domain transitions
 
     protected Instant now() {
-        return store.now().truncatedTo(ChronoUnit.MICROS);
+        return delivery.now().truncatedTo(ChronoUnit.MICROS);
     }
 
     protected long inSeconds(long seconds) {
-        return store.now().getEpochSecond() + seconds;
+        return delivery.now().getEpochSecond() + seconds;
     }
 
     /** A revision-1 message by {@code owner} in {@code channel}, due {@code fromNow} from the store's now. */
@@ -425,18 +425,30 @@ public abstract class ChannelAdministrationContract {
 
     protected ScheduledMessage published(ScheduledMessage due) {
         ScheduledMessage sending = sending(due);
-        return write(sending, moved(sending.publish(sending.token().orElseThrow(), now())));
+        assertThat(finish(new DeliveryStore.Finish.Publish(claimOf(sending), sending.revision()))).isTrue();
+        return store.find(due.id()).orElseThrow();
     }
 
     protected ScheduledMessage failed(ScheduledMessage due) {
-        ScheduledMessage claimed = claimed(due);
-        return write(claimed, moved(claimed.fail(claimed.token().orElseThrow(), FailureReason.RELAY_REJECTED, now())));
+        ScheduledMessage sending = sending(due);
+        assertThat(finish(new DeliveryStore.Finish.Fail(claimOf(sending), sending.revision(),
+                FailureReason.RELAY_REJECTED, ""))).isTrue();
+        return store.find(due.id()).orElseThrow();
     }
 
     protected ScheduledMessage retrying(ScheduledMessage due) {
-        ScheduledMessage claimed = claimed(due);
-        return write(claimed, moved(claimed.retryLater(claimed.token().orElseThrow(), now().plusSeconds(60),
-                Duration.ofHours(1), now())));
+        ScheduledMessage sending = sending(due);
+        assertThat(finish(new DeliveryStore.Finish.Retry(claimOf(sending), sending.revision(), Duration.ofSeconds(60),
+                Duration.ofHours(1), ""))).isTrue();
+        return store.find(due.id()).orElseThrow();
+    }
+
+    private boolean finish(DeliveryStore.Finish finish) {
+        return delivery.finish(List.of(finish)).get(0).recorded();
+    }
+
+    private static DeliveryStore.Claim claimOf(ScheduledMessage sending) {
+        return new DeliveryStore.Claim(sending.id(), sending.token().orElseThrow());
     }
 
     protected ScheduledMessage cancelled(ScheduledMessage pending) {
@@ -459,10 +471,5 @@ public abstract class ChannelAdministrationContract {
 
     protected static IdempotencyKey keyOf(ScheduledMessage message) {
         return new IdempotencyKey(message.owner(), message.eventId().hex());
-    }
-
-    private static ScheduledMessage moved(DeliveryOutcome outcome) {
-        assertThat(outcome).isInstanceOf(DeliveryOutcome.Moved.class);
-        return ((DeliveryOutcome.Moved) outcome).message();
     }
 }

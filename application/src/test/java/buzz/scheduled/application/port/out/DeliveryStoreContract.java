@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * domain's own transition) and PostgreSQL, so the SQL of the hot path is checked against the domain. Times are the
  * store's own clock.
  */
-public abstract class DeliveryStoreContract extends StoreContractSupport {
+public abstract class DeliveryStoreContract<S extends OwnerMessageQueries & MessageAdmission & OwnerMessageChanges>
+        extends StoreContractSupport<S> {
     private static final Duration LATE = Duration.ofMinutes(15);
 
     // ------------------------------------------------------------------------------------------------------
@@ -45,14 +46,14 @@ public abstract class DeliveryStoreContract extends StoreContractSupport {
         ScheduledMessage older = createdMessage(dueIn(Duration.ofSeconds(-120)));
         ScheduledMessage newer = createdMessage(dueIn(Duration.ofSeconds(-60)));
         ScheduledMessage future = createdMessage(dueIn(Duration.ofHours(1)));
-        Instant before = store.now();
+        Instant before = now();
 
         ClaimedBatch batch = delivery.claim(10, LEASE);
 
         assertThat(batch.messages()).extracting(m -> m.claim().id())
                 .containsExactlyInAnyOrder(older.id(), newer.id());
         Instant now = batch.now().orElseThrow();
-        assertThat(now).isBetween(before, store.now());
+        assertThat(now).isBetween(before, now());
         for (ClaimedMessage claimed : batch.messages()) {
             ScheduledMessage admitted = claimed.claim().id().equals(older.id()) ? older : newer;
             assertThat(claimed.revision()).isEqualTo(Revision.FIRST);
@@ -164,7 +165,7 @@ public abstract class DeliveryStoreContract extends StoreContractSupport {
         ScheduledMessage read = createdMessage(dueIn(Duration.ofSeconds(-5)));
         ClaimedMessage claimed = single(delivery.claim(1, LEASE));
 
-        boolean cancelled = store.replace(read, changed(read.cancel(store.now())));
+        boolean cancelled = store.replace(read, changed(read.cancel(now())));
 
         assertThat(cancelled).isFalse();
         assertThat(store.find(read.id()).orElseThrow().state())
@@ -178,13 +179,13 @@ public abstract class DeliveryStoreContract extends StoreContractSupport {
     void finish_publish_publishesOnceKeepsTheEventAndAnswersTheStoreClock() {
         ScheduledMessage admitted = createdMessage(dueIn(Duration.ofSeconds(-60)));
         ClaimedMessage claimed = single(delivery.claim(1, LEASE));
-        Instant before = store.now();
+        Instant before = now();
 
         FinishResult first = delivery.finish(List.of(new Finish.Publish(claimed.claim(), claimed.revision()))).get(0);
         FinishResult again = delivery.finish(List.of(new Finish.Publish(claimed.claim(), claimed.revision()))).get(0);
 
         assertThat(first.written()).isEqualTo(Written.PUBLISHED);
-        assertThat(first.at()).hasValueSatisfying(at -> assertThat(at).isBetween(before, store.now()));
+        assertThat(first.at()).hasValueSatisfying(at -> assertThat(at).isBetween(before, now()));
         assertThat(again).as("only once").isEqualTo(new FinishResult(Written.LOST, Optional.empty()));
         ScheduledMessage stored = store.find(admitted.id()).orElseThrow();
         assertThat(stored.state()).isEqualTo(new ScheduleState.Published(first.at().orElseThrow()));
@@ -355,7 +356,7 @@ public abstract class DeliveryStoreContract extends StoreContractSupport {
 
         assertThat(renewed).containsExactly(held.claim().id());
         assertThat(leaseUntil(store.find(held.claim().id()).orElseThrow()))
-                .isAfter(store.now().plus(Duration.ofMinutes(59)));
+                .isAfter(now().plus(Duration.ofMinutes(59)));
         assertThat(leaseUntil(store.find(other.claim().id()).orElseThrow())).isEqualTo(other.leaseUntil());
         assertThat(delivery.renew(List.of(), LEASE)).isEmpty();
     }

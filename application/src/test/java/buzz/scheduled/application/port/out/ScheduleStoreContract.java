@@ -4,17 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.application.fakes.TestEvents;
-import buzz.scheduled.application.port.out.ScheduleStore.ReviseResult;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
-import buzz.scheduled.application.port.out.ScheduleStore.Cursor;
-import buzz.scheduled.application.port.out.ScheduleStore.IdempotencyKey;
-import buzz.scheduled.application.port.out.ScheduleStore.ListQuery;
-import buzz.scheduled.application.port.out.ScheduleStore.Page;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateResult;
+import buzz.scheduled.application.port.out.MessageAdmission.IdempotencyKey;
+import buzz.scheduled.application.port.out.OwnerMessageChanges.ReviseResult;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
-import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.FencingToken;
 import buzz.scheduled.domain.schedule.Revision;
@@ -41,11 +40,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The behaviour every {@link ScheduleStore} must have, run against the in-memory fake (application tests) and
+ * The behaviour the owner side's storage ports ({@link OwnerMessageQueries}, {@link MessageAdmission},
+ * {@link OwnerMessageChanges}) must have, run against the in-memory fake (application tests) and
  * PostgreSQL (adapters-postgres). Times are taken from the store's own clock, so the same cases hold for a
  * settable clock and for the database's {@code now()}.
  */
-public abstract class ScheduleStoreContract extends StoreContractSupport {
+public abstract class ScheduleStoreContract<S extends OwnerMessageQueries & MessageAdmission & OwnerMessageChanges>
+        extends StoreContractSupport<S> {
 
     // ------------------------------------------------------------------------------------------------------
     // create / find
@@ -130,7 +131,7 @@ public abstract class ScheduleStoreContract extends StoreContractSupport {
         ScheduledMessage third = dueIn(Duration.ofHours(3));
 
         CreateResult refused = store.create(third, keyOf(third), twoPending);
-        ScheduledMessage cancelled = changed(first.cancel(store.now()));
+        ScheduledMessage cancelled = changed(first.cancel(now()));
         assertThat(store.replace(first, cancelled)).isTrue();
         CreateResult afterCancel = store.create(third, keyOf(third), twoPending);
 
@@ -234,7 +235,7 @@ public abstract class ScheduleStoreContract extends StoreContractSupport {
         ScheduledMessage random = createdMessage(message(new ScheduleId(UUID.randomUUID()),
                 TestEvents.at(inSeconds(7200)).channel("random").build()));
         ScheduledMessage cancelled = createdMessage(dueIn(Duration.ofHours(3)));
-        assertThat(store.replace(cancelled, changed(cancelled.cancel(store.now())))).isTrue();
+        assertThat(store.replace(cancelled, changed(cancelled.cancel(now())))).isTrue();
         createdMessage(message(new ScheduleId(UUID.randomUUID()), TestEvents.at(inSeconds(600)).by(BOB).build()));
 
         Page pending = store.list(new ListQuery(ALICE, Set.of("scheduled", "claimed", "sending"), Optional.empty(),
@@ -255,7 +256,7 @@ public abstract class ScheduleStoreContract extends StoreContractSupport {
     @Test
     void replace_cancelWhileStillAsRead_writesItAndPurgesTheEvent() {
         ScheduledMessage stored = createdMessage(dueIn(Duration.ofHours(1)));
-        ScheduledMessage cancelled = changed(stored.cancel(store.now()));
+        ScheduledMessage cancelled = changed(stored.cancel(now()));
 
         boolean written = store.replace(stored, cancelled);
 
@@ -272,7 +273,7 @@ public abstract class ScheduleStoreContract extends StoreContractSupport {
         ScheduledMessage revised = revised(stored, TestEvents.at(inSeconds(7200)).build());
 
         assertThat(store.replace(stored, revised)).isTrue();
-        boolean staleWrite = store.replace(stored, changed(stored.cancel(store.now())));
+        boolean staleWrite = store.replace(stored, changed(stored.cancel(now())));
 
         assertThat(staleWrite).isFalse();
         ScheduledMessage found = store.find(stored.id()).orElseThrow();
@@ -291,7 +292,7 @@ public abstract class ScheduleStoreContract extends StoreContractSupport {
     @Test
     void replace_concurrentWritersFromTheSameRead_exactlyOneWins() throws Exception {
         ScheduledMessage stored = createdMessage(dueIn(Duration.ofHours(1)));
-        Instant now = store.now();
+        Instant now = now();
         // Writes that each change the state or the revision, which is what the compare-and-set compares.
         List<ScheduledMessage> competing = List.of(
                 changed(stored.cancel(now)),
@@ -311,7 +312,7 @@ public abstract class ScheduleStoreContract extends StoreContractSupport {
         ScheduledMessage stored = createdMessage(dueIn(Duration.ofSeconds(-60)));
         assertThat(delivery.claim(1, LEASE).messages()).hasSize(1);
 
-        boolean written = store.replace(stored, changed(stored.cancel(store.now())));
+        boolean written = store.replace(stored, changed(stored.cancel(now())));
 
         assertThat(written).as("the owner's read said scheduled; the row is sending now").isFalse();
         assertThat(store.find(stored.id()).orElseThrow().state()).isInstanceOf(ScheduleState.Sending.class);

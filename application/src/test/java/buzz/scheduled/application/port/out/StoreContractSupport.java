@@ -3,13 +3,12 @@ package buzz.scheduled.application.port.out;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.TestEvents;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateLimits;
-import buzz.scheduled.application.port.out.ScheduleStore.CreateResult;
-import buzz.scheduled.application.port.out.ScheduleStore.IdempotencyKey;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateResult;
+import buzz.scheduled.application.port.out.MessageAdmission.IdempotencyKey;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
-import buzz.scheduled.domain.schedule.DeliveryOutcome;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
@@ -34,7 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
  * clock, and helpers that make messages due relative to it. Implemented for the in-memory fakes (application tests)
  * and for PostgreSQL (adapters-postgres).
  */
-public abstract class StoreContractSupport {
+public abstract class StoreContractSupport<S extends OwnerMessageQueries & MessageAdmission & OwnerMessageChanges> {
 
     /** Generous limits for cases that are not about limits. */
     protected static final CreateLimits NO_LIMITS = new CreateLimits(10_000, 10_000, Duration.ofMinutes(5));
@@ -43,11 +42,12 @@ public abstract class StoreContractSupport {
     protected static final PublicKey BOB = TestEvents.BOB;
     protected static final Channel GENERAL = new Channel("general");
 
-    protected ScheduleStore store;
+    /** The owner side's three ports, one object in each implementation. */
+    protected S store;
     protected DeliveryStore delivery;
 
     /** A store with no messages, keys or tombstones (fencing tokens may continue from earlier tests). */
-    protected abstract ScheduleStore emptyStore();
+    protected abstract S emptyStore();
 
     /** The delivery store over the rows of the store {@link #emptyStore()} made last. */
     protected abstract DeliveryStore deliveryStore();
@@ -67,9 +67,14 @@ public abstract class StoreContractSupport {
     // ------------------------------------------------------------------------------------------------------
     // helpers
 
+    /** The store's clock. */
+    protected Instant now() {
+        return delivery.now();
+    }
+
     /** Unix seconds {@code seconds} from the store's now. */
     protected long inSeconds(long seconds) {
-        return store.now().getEpochSecond() + seconds;
+        return now().getEpochSecond() + seconds;
     }
 
     /** A new revision-1 message by Alice in {@code general}, due {@code fromNow} from the store's now. */
@@ -79,7 +84,7 @@ public abstract class StoreContractSupport {
 
     /** A new revision-1 message for {@code event}, due at its {@code created_at}. */
     protected ScheduledMessage message(ScheduleId id, NostrEvent event) {
-        Instant now = store.now().truncatedTo(ChronoUnit.MICROS);
+        Instant now = now().truncatedTo(ChronoUnit.MICROS);
         return new ScheduledMessage(id, event.pubkey(), new Channel(event.firstTagValue("h").orElseThrow()),
                 Revision.FIRST, event.id(), Instant.ofEpochSecond(event.createdAt()), Optional.of(event),
                 ScheduleState.Scheduled.NOW, 0, now, now);
@@ -100,7 +105,7 @@ public abstract class StoreContractSupport {
     }
 
     protected ScheduledMessage revised(ScheduledMessage m, NostrEvent event) {
-        Instant now = store.now().truncatedTo(ChronoUnit.MICROS);
+        Instant now = now().truncatedTo(ChronoUnit.MICROS);
         return new ScheduledMessage(m.id(), m.owner(), m.channel(), m.revision().next(), event.id(),
                 Instant.ofEpochSecond(event.createdAt()), Optional.of(event), ScheduleState.Scheduled.NOW,
                 m.attempts(), m.createdAt(), now);
@@ -109,11 +114,6 @@ public abstract class StoreContractSupport {
     protected static ScheduledMessage changed(buzz.scheduled.domain.schedule.OwnerOutcome outcome) {
         assertThat(outcome).isInstanceOf(buzz.scheduled.domain.schedule.OwnerOutcome.Changed.class);
         return ((buzz.scheduled.domain.schedule.OwnerOutcome.Changed) outcome).message();
-    }
-
-    protected static ScheduledMessage moved(DeliveryOutcome outcome) {
-        assertThat(outcome).isInstanceOf(DeliveryOutcome.Moved.class);
-        return ((DeliveryOutcome.Moved) outcome).message();
     }
 
 

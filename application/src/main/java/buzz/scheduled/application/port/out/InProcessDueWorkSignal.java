@@ -1,7 +1,5 @@
-package buzz.scheduled.application.service;
+package buzz.scheduled.application.port.out;
 
-import buzz.scheduled.application.port.out.DueWorkNotice;
-import buzz.scheduled.application.port.out.DueWorkSignal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -11,7 +9,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A {@link DueWorkSignal} fed from inside the process: whoever learns of nearer work calls {@link #notifyDue}.
  * Used directly where the store cannot notify (the in-memory store), and by signal adapters as the hand-off
- * between their listener thread and the waiting dispatcher. Notifications are sticky until consumed. As a
+ * between their listener thread and the waiting dispatcher, which is why it lives beside the port it implements
+ * rather than among the services (adapters never depend on a service). Notifications are sticky until consumed. As a
  * {@link DueWorkNotice} it takes the owner side's own changes; it never misses anything, so it is always
  * {@linkplain #listening() listening}.
  */

@@ -1,0 +1,49 @@
+package buzz.scheduled.application.port.out;
+
+import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
+import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Instant;
+
+/**
+ * The storage the owner's changes need (edit, cancel, send now): compare-and-set writes of what the domain's owner
+ * operations computed. Implementations: PostgreSQL (production) and an in-memory fake (tests).
+ */
+public interface OwnerMessageChanges {
+
+    /**
+     * Replaces {@code expected} by {@code next} if the stored row still has {@code expected}'s state, fencing
+     * token and revision (compare-and-set). A changed revision also appends {@code next}'s event to the
+     * revision history in the same transaction.
+     *
+     * @return true when written; false when the row changed since {@code expected} was read (a lost race)
+     * @throws IllegalStateException if more than one row would change
+     */
+    boolean replace(ScheduledMessage expected, ScheduledMessage next);
+
+    /**
+     * Stores an owner's re-admitted revision (edit, or send now with a new event) like {@link #replace}, after
+     * re-checking, under the same per-channel lock that creates and channel deletions take, that the (possibly
+     * new) channel has no tombstone and that its due window has room ({@code limits}; this message itself is not
+     * counted). So an edit can neither move past the window limit nor slip into a channel being deleted.
+     */
+    ReviseResult replaceRevision(ScheduledMessage expected, ScheduledMessage next, CreateLimits limits);
+
+    /** The outcome of {@link #replaceRevision}. */
+    sealed interface ReviseResult {
+        /** Written. */
+        record Replaced() implements ReviseResult {
+        }
+
+        /** The row changed since {@code expected} was read (a lost race); nothing written. */
+        record Lost() implements ReviseResult {
+        }
+
+        /** The channel has a deletion tombstone; nothing written. */
+        record ChannelDeleted() implements ReviseResult {
+        }
+
+        /** The channel already has the maximum due in that window; nothing written. */
+        record ChannelWindowFull(int limit, Instant windowStart) implements ReviseResult {
+        }
+    }
+}
