@@ -7,6 +7,7 @@ import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
 import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.DeliveryStore.FinishResult;
 import buzz.scheduled.application.port.out.DeliveryStore.Written;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Instant;
@@ -87,7 +88,7 @@ class FinishingWriteRaceTest {
             Dispatcher dispatcher = fx.start(fx.stepped(), signal, DispatchFixture.dispatcherSettings(settings));
             assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
             // Asleep until the backstop, so a row the reaper returns stays scheduled for the assertions.
-            Await.until("the claim loop to sleep", signal::sleeping);
+            Poll.until("the claim loop to sleep", signal::sleeping);
             fx.clock.set(fx.leaseUntil(message).plus(settings.reapGrace()).plusNanos(1));
 
             CyclicBarrier start = new CyclicBarrier(2);
@@ -101,7 +102,7 @@ class FinishingWriteRaceTest {
             });
             relayAnswers.get();
             int reaped = reap.get();
-            Await.until("the finisher's write to be answered", () -> dispatcher.counts().published()
+            Poll.until("the finisher's write to be answered", () -> dispatcher.counts().published()
                     + dispatcher.counts().lostAfterSend() == 1);
 
             Dispatcher.Counts counts = dispatcher.counts();

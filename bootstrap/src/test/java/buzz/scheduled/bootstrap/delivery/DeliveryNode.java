@@ -14,7 +14,7 @@ import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.DispatcherSettings;
 import buzz.scheduled.application.service.RelayDecidesAccess;
-import buzz.scheduled.bootstrap.Poll;
+import buzz.scheduled.application.testing.Poll;
 import java.net.URI;
 import java.security.SecureRandom;
 import java.time.Duration;

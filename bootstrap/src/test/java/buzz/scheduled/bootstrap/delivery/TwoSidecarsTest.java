@@ -11,7 +11,7 @@ import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.DispatcherSettings;
-import buzz.scheduled.bootstrap.Poll;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.schedule.Backoff;
 import buzz.scheduled.domain.schedule.Channel;
 import com.zaxxer.hikari.HikariDataSource;
