@@ -169,6 +169,8 @@ class PostgresDueWorkSignalTest {
         signals.add(signal);
         signal.start();
 
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).as("the one wake-up as it goes deaf, to re-plan")
+                .isEqualTo(new Wake.Notified(Optional.empty()));
         assertThat(signal.awaitWork(Duration.ofMillis(10))).isEqualTo(new Wake.TimedOut());
         Poll.until("the fourth attempt to connect", signal::listening);
 
@@ -194,6 +196,8 @@ class PostgresDueWorkSignalTest {
 
         assertThat(signal.listening()).isFalse();
         assertThat(signal.connects()).isZero();
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).as("the one wake-up as it went deaf, to re-plan")
+                .isEqualTo(new Wake.Notified(Optional.empty()));
         assertThat(signal.awaitWork(Duration.ofMillis(10))).as("no recompute before it really listens")
                 .isEqualTo(new Wake.TimedOut());
     }
@@ -206,6 +210,8 @@ class PostgresDueWorkSignalTest {
         signals.add(signal);
         signal.start();
         Poll.until("a failed attempt", () -> signal.failures() >= 1);
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).as("the one wake-up as it went deaf, to re-plan")
+                .isEqualTo(new Wake.Notified(Optional.empty()));
         Instant due = Instant.parse("2030-03-01T10:00:00Z");
 
         signal.dueAt(due);
