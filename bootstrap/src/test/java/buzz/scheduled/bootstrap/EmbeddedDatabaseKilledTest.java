@@ -86,6 +86,9 @@ class EmbeddedDatabaseKilledTest {
                 assertThat(probe.answers()).as("/healthz answered throughout").isPositive();
                 assertThat(probe.failures()).as("/healthz never failed").isZero();
 
+                // The relay hands an event on before the sidecar has its answer and logs the delivery.
+                Poll.until("both deliveries to be logged", Duration.ofSeconds(10),
+                        () -> ServeProcesses.occurrences(ServeProcesses.output(log), "delivery - published id=") == 2);
                 String output = Files.readString(log);
                 assertThat(ServeProcesses.occurrences(output, "exited unexpectedly; restarting it")).isEqualTo(1);
                 assertThat(ServeProcesses.occurrences(output, "embedded PostgreSQL restarted (pid " + restarted + ")")).isEqualTo(1);
