@@ -37,7 +37,7 @@ import javax.sql.DataSource;
 /**
  * One node's delivery half wired from the real parts, as bootstrap's DeliveryModule wires it: the PostgreSQL stores
  * over a pool, the relay client (NIP-42 AUTH with a fresh key), the LISTEN signal on its own connection, and the
- * dispatcher; started once the relay client is connected and the signal listens. The one fixture of every
+ * dispatcher, which starts once the relay client is connected and the signal listens. The one fixture of every
  * bootstrap test that wires delivery by hand (the delivery tests, and the access tests' {@code AccessStack}).
  *
  * <pre>{@code
@@ -46,11 +46,18 @@ import javax.sql.DataSource;
  * }</pre>
  */
 public final class DeliveryNode implements AutoCloseable {
-    /** The delivery settings serve starts with: lease 30 s, publish timeout 10 s, margin 2 s, reap grace 5 s,
-     * lateness limit 900 s, retries backing off from 1 s to 60 s. */
+    /**
+     * The delivery settings serve starts with: lease 30 s, publish timeout 10 s, margin 2 s, reap grace 5 s,
+     * lateness limit 900 s, retries backing off from 1 s to 60 s.
+     */
     static final DeliverySettings SERVE_DEFAULTS = new DeliverySettings(Duration.ofSeconds(30),
             Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(900),
             new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60), Math::random));
+    /**
+     * How long a starting node may take to connect and LISTEN: a second node may start while a first floods the
+     * relay with its work, on a machine shared with other builds.
+     */
+    static final Duration READY_WITHIN = Duration.ofSeconds(60);
 
     final String name;
     /** The owner's store over the same rows (for scheduling messages and reading them back). */
@@ -130,8 +137,26 @@ public final class DeliveryNode implements AutoCloseable {
             return this;
         }
 
-        /** Starts the node and waits until its relay client is connected and its signal listens. */
+        /**
+         * Starts the node: connects to the relay and LISTENs, waits until both are up (at most
+         * {@link #READY_WITHIN}), then starts the dispatcher.
+         */
         public DeliveryNode start() {
+            DeliveryNode node = connect();
+            try {
+                Poll.until("node " + name + " to connect to the relay and LISTEN", READY_WITHIN,
+                        () -> node.relayClient.isConnected() && node.signal.listening());
+            } catch (RuntimeException | AssertionError e) {
+                node.signal.close();
+                node.relayClient.close();
+                throw e;
+            }
+            node.dispatcher.start();
+            return node;
+        }
+
+        /** The node with its connections opened and its dispatcher made, not yet started. */
+        private DeliveryNode connect() {
             PostgresScheduleStore store = new PostgresScheduleStore(pool);
             DeliveryStore delivery = wrap.apply(new PostgresDeliveryStore(pool));
             Bip340Signer sidecarKey = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
@@ -145,9 +170,6 @@ public final class DeliveryNode implements AutoCloseable {
                     sink -> new RecordingPublisher(name, relayClient, store, sink)).orElse(relayClient);
             Dispatcher dispatcher = new Dispatcher(delivery, publisher, access, RelayLimits.UNKNOWN, signal,
                     DeliveryObserver.NONE, settings);
-            dispatcher.start();
-            Poll.until("node " + name + " to connect to the relay and LISTEN", Duration.ofSeconds(20),
-                    () -> relayClient.isConnected() && signal.listening());
             return new DeliveryNode(name, store, relayClient, signal, dispatcher);
         }
     }
