@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.adapters.relay.signature.SecretKeyFile;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.bootstrap.cli.ClientCommands;
 import buzz.scheduled.domain.nostr.Nip19;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -3,6 +3,7 @@ package buzz.scheduled.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.relay.testing.FakeRelay;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.bootstrap.database.EmbeddedDatabase;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import java.io.IOException;

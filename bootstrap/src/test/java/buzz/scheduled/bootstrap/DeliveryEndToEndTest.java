@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import java.net.InetAddress;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,18 +59,9 @@ class DeliveryEndToEndTest {
         }
     }
 
-    private static String awaitState(OwnerClient owner, String id, String state, Duration limit) throws Exception {
-        long deadline = System.nanoTime() + limit.toNanos();
-        String last = "";
-        while (System.nanoTime() < deadline) {
-            OwnerClient.Reply reply = owner.get(id);
-            last = reply.text();
-            if (reply.status() == 200 && state.equals(reply.json().get("state").asText())) {
-                return last;
-            }
-            TimeUnit.MILLISECONDS.sleep(200); // polling interval, not a synchronisation stand-in
-        }
-        throw new AssertionError("message " + id + " did not reach " + state + " within " + limit + "; last: " + last);
+    private static String awaitState(OwnerClient owner, String id, String state, Duration limit) {
+        return Poll.until("message " + id + " to reach " + state, limit, () -> owner.get(id),
+                reply -> reply.status() == 200 && state.equals(reply.json().get("state").asText())).text();
     }
 
     private static int freePort() throws Exception {

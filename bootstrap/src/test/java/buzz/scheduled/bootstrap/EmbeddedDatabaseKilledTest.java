@@ -3,6 +3,7 @@ package buzz.scheduled.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.relay.testing.TestRelay;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.bootstrap.database.EmbeddedDatabase;
 import buzz.scheduled.bootstrap.database.PostmasterPidFile;
 import buzz.scheduled.domain.nostr.NostrEvent;
@@ -85,9 +86,9 @@ class EmbeddedDatabaseKilledTest {
                 assertThat(probe.answers()).as("/healthz answered throughout").isPositive();
                 assertThat(probe.failures()).as("/healthz never failed").isZero();
 
-                // The relay has both events; their outcomes are recorded (and logged) just after.
-                Poll.until("both outcomes recorded in the log", Duration.ofSeconds(20),
-                        () -> ServeProcesses.occurrences(ServeProcesses.output(log), "published id=") == 2);
+                // The relay hands an event on before the sidecar has its answer and logs the delivery.
+                Poll.until("both deliveries to be logged", Duration.ofSeconds(10),
+                        () -> ServeProcesses.occurrences(ServeProcesses.output(log), "delivery - published id=") == 2);
                 String output = Files.readString(log);
                 assertThat(ServeProcesses.occurrences(output, "exited unexpectedly; restarting it")).isEqualTo(1);
                 assertThat(ServeProcesses.occurrences(output, "embedded PostgreSQL restarted (pid " + restarted + ")")).isEqualTo(1);

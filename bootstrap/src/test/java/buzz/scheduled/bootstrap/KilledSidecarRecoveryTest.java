@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.testing.FakeRelay;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -110,16 +111,7 @@ class KilledSidecarRecoveryTest {
         return Long.parseLong(ServeProcesses.query(DATABASE.jdbcUrl(), sql));
     }
 
-    private static void awaitCount(String sql, long expected, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long seen = -1;
-        while (System.nanoTime() < deadline) {
-            seen = count(sql);
-            if (seen == expected) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(50); // polling interval, not a synchronisation stand-in
-        }
-        throw new AssertionError(sql + " stayed at " + seen + ", expected " + expected + " within " + timeout);
+    private static void awaitCount(String sql, long expected, Duration timeout) {
+        Poll.until(sql + " to be " + expected, timeout, () -> count(sql), seen -> seen == expected);
     }
 }

@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.application.testing.Poll;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -77,14 +78,17 @@ final class PgBouncer implements AutoCloseable {
         command.add(config.toString());
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         PgBouncer bouncer = new PgBouncer(process, directory, port, user);
-        long deadline = System.nanoTime() + READY_WAIT.toNanos();
-        while (!bouncer.accepts()) {
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                String output = Files.exists(log) ? Files.readString(log) : "";
-                bouncer.close();
-                throw new IllegalStateException("pgbouncer did not start on port " + port + ":\n" + output);
-            }
-            TimeUnit.MILLISECONDS.sleep(50); // polling interval, not a synchronisation stand-in
+        try {
+            Poll.until("pgbouncer to accept connections", READY_WAIT, () -> {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("pgbouncer exited with " + process.exitValue());
+                }
+                return bouncer.accepts();
+            }, accepting -> accepting);
+        } catch (RuntimeException | AssertionError e) {
+            String output = Files.exists(log) ? Files.readString(log) : "";
+            bouncer.close();
+            throw new IllegalStateException("pgbouncer did not start on port " + port + ":\n" + output, e);
         }
         return bouncer;
     }

@@ -6,6 +6,7 @@ import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.Nip11RelayLimits;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.RelayLimits;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;

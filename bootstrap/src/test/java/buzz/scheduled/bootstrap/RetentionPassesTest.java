@@ -3,6 +3,7 @@ package buzz.scheduled.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import buzz.scheduled.application.testing.Poll;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -54,10 +55,8 @@ class RetentionPassesTest {
             passes.close();
             finishedWhenCloseReturned.set(finished.get());
         });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (closing.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
+        Poll.until("close() to wait for the pass", Duration.ofSeconds(10),
+                () -> closing.getState() == Thread.State.TIMED_WAITING);
         assertThat(closing.getState()).as("close() waits while the pass runs").isEqualTo(Thread.State.TIMED_WAITING);
         release.countDown();
         closing.join(Duration.ofSeconds(10));

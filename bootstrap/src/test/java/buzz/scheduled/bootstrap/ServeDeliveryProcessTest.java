@@ -3,6 +3,7 @@ package buzz.scheduled.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.relay.testing.TestRelay;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import java.nio.file.Path;
@@ -64,7 +65,7 @@ class ServeDeliveryProcessTest {
                 assertThat(readBack.canonicalSerialization()).isEqualTo(event.canonicalSerialization());
                 assertThat(NostrEventJson.write(readBack)).isEqualTo(NostrEventJson.write(event));
                 String id = created.json().get("id").asText();
-                assertThat(awaitState(owner, id, "published")).isTrue();
+                awaitState(owner, id, "published");
                 assertThat(metrics(httpPort)).contains("buzz_delivery_published_total 1.0\n")
                         .contains("buzz_delivery_sent_total 1.0\n")
                         .contains("buzz_delivery_lateness_seconds_count 1\n");
@@ -80,14 +81,8 @@ class ServeDeliveryProcessTest {
         }
     }
 
-    private static boolean awaitState(OwnerClient owner, String id, String state) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (owner.get(id).json().get("state").asText().equals(state)) {
-                return true;
-            }
-            Thread.sleep(50); // polling interval, not a synchronisation stand-in
-        }
-        return false;
+    private static void awaitState(OwnerClient owner, String id, String state) {
+        Poll.until("message " + id + " to be " + state, Duration.ofSeconds(10), () -> owner.get(id),
+                reply -> reply.json().get("state").asText().equals(state));
     }
 }

@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.bootstrap.cli.ClientCommands;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.database.EmbeddedDatabase;
@@ -120,24 +121,24 @@ final class ServeProcesses implements AutoCloseable {
     /** Polls {@code /healthz} until it answers 200; returns the milliseconds since the process started. */
     static long awaitHealthy(Process process, int port, Path log) throws Exception {
         long launched = process.info().startInstant().map(i -> i.toEpochMilli()).orElseThrow();
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
                 .timeout(Duration.ofSeconds(2)).build();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new AssertionError("serve exited with " + process.exitValue() + ":\n" + Files.readString(log));
-            }
-            try {
-                HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-                if (response.statusCode() == 200) {
-                    return System.currentTimeMillis() - launched;
+        try {
+            Poll.until("serve to answer /healthz", Duration.ofSeconds(90), () -> {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("serve exited with " + process.exitValue() + ":\n"
+                            + Files.readString(log));
                 }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            TimeUnit.MILLISECONDS.sleep(100); // polling interval, not a synchronisation stand-in
+                try {
+                    return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
+                } catch (IOException notYet) {
+                    return false; // not listening yet
+                }
+            }, healthy -> healthy);
+        } catch (AssertionError timedOut) {
+            throw new AssertionError(timedOut.getMessage() + ":\n" + Files.readString(log), timedOut);
         }
-        throw new AssertionError("serve did not answer /healthz within 90 s:\n" + Files.readString(log));
+        return System.currentTimeMillis() - launched;
     }
 
     /** The JDBC URL of the embedded PostgreSQL a {@code serve} runs under {@code dataDir}. */

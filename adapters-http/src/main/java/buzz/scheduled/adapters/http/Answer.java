@@ -6,7 +6,7 @@ import buzz.scheduled.domain.schedule.RefusalCode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** What a route answers: a status, headers and a JSON body, a problem, or text. Written by {@link HttpApi}. */
+/** What a route answers: a status, headers and a JSON body, a problem, or text. Written by {@link AnswerWriter}. */
 sealed interface Answer {
 
     /** HTTP status code. */
@@ -14,6 +14,21 @@ sealed interface Answer {
 
     /** Extra response headers, in order. */
     Map<String, String> headers();
+
+    /** This answer with {@code extra} headers added (replacing any of the same name). */
+    default Answer withHeaders(Map<String, String> extra) {
+        if (extra.isEmpty()) {
+            return this;
+        }
+        Map<String, String> headers = new LinkedHashMap<>(headers());
+        headers.putAll(extra);
+        return switch (this) {
+            case Json j -> new Json(j.status(), j.body(), headers);
+            case Problem p -> new Problem(p.status(), p.code(), p.message(), headers);
+            case Text t -> new Text(t.status(), t.contentType(), t.body(), headers);
+            case Empty e -> new Empty(e.status(), headers);
+        };
+    }
 
     /** A JSON document ({@code Map}/{@code List}/scalars, written with Jackson). */
     record Json(int status, Object body, Map<String, String> headers) implements Answer {

@@ -4,8 +4,8 @@ import static buzz.scheduled.adapters.http.ApiFixture.ALICE;
 import static buzz.scheduled.adapters.http.ApiFixture.envelope;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import buzz.scheduled.application.testing.Poll;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -88,11 +88,8 @@ class OperationsRoutesTest {
             api.call("GET", "/v1/scheduled-messages/" + id).send();
 
             // The request log runs after the answer is sent: wait for the last request to be counted.
-            Instant deadline = Instant.now().plusSeconds(5);
-            while (api.api.requestCount("GET", "/v1/scheduled-messages/{id}", 401) == 0
-                    && Instant.now().isBefore(deadline)) {
-                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
-            }
+            Poll.until("the unauthorized GET to be counted", Duration.ofSeconds(5),
+                    () -> api.api.requestCount("GET", "/v1/scheduled-messages/{id}", 401) > 0);
             ApiFixture.Reply reply = api.call("GET", "/metrics").send();
 
             assertThat(reply.status()).isEqualTo(200);

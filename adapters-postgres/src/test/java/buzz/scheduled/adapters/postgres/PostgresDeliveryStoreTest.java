@@ -13,6 +13,7 @@ import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.DeliveryStore.FinishResult;
 import buzz.scheduled.application.port.out.DeliveryStore.Written;
 import buzz.scheduled.application.port.out.DeliveryStoreContract;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.ScheduleId;
@@ -220,23 +221,16 @@ class PostgresDeliveryStoreTest extends DeliveryStoreContract<PostgresScheduleSt
     }
 
     /** Waits until {@code count} sessions of the scratch database wait on a lock. */
-    private static void awaitLockWaiters(int count) throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    private static void awaitLockWaiters(int count) throws SQLException {
         try (Connection watcher = db.dataSource().getConnection();
              PreparedStatement waiting = watcher.prepareStatement("SELECT count(*) FROM pg_stat_activity"
                      + " WHERE datname = current_database() AND wait_event_type = 'Lock'")) {
-            while (true) {
+            Poll.until(count + " sessions to wait on a lock", Duration.ofSeconds(10), () -> {
                 try (ResultSet rs = waiting.executeQuery()) {
                     rs.next();
-                    if (rs.getInt(1) >= count) {
-                        return;
-                    }
+                    return rs.getInt(1);
                 }
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("timed out waiting for " + count + " sessions to wait on a lock");
-                }
-                java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
-            }
+            }, waiters -> waiters >= count);
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal.ListenSettings;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.DueWorkSignal.Wake;
+import buzz.scheduled.application.testing.Poll;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,7 +52,7 @@ class PostgresDueWorkSignalTest {
         PostgresDueWorkSignal signal = new PostgresDueWorkSignal(connector, FAST);
         signals.add(signal);
         signal.start();
-        await("LISTEN", signal::listening);
+        Poll.until("LISTEN", signal::listening);
         // The first connect reports a notification without a time; take it so tests see only their own.
         assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.empty()));
         return signal;
@@ -147,7 +147,7 @@ class PostgresDueWorkSignalTest {
 
         execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '"
                 + PostgresDueWorkSignal.APPLICATION_NAME + "' AND datname = current_database()");
-        await("the reconnect", () -> signal.connects() == 2 && signal.listening());
+        Poll.until("the reconnect", () -> signal.connects() == 2 && signal.listening());
 
         assertThat(signal.failures()).isEqualTo(1);
         assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.empty()));
@@ -169,12 +169,12 @@ class PostgresDueWorkSignalTest {
         signals.add(signal);
         signal.start();
 
-        await("the first refused attempt", () -> signal.failures() >= 1);
+        Poll.until("the first refused attempt", () -> signal.failures() >= 1);
         assertThat(signal.awaitWork(Duration.ofSeconds(5))).as("going down wakes the waiter once, to re-plan")
                 .isEqualTo(new Wake.Notified(Optional.empty()));
-        await("the third refused attempt", () -> signal.failures() >= 3);
+        Poll.until("the third refused attempt", () -> signal.failures() >= 3);
         assertThat(signal.awaitWork(Duration.ofMillis(10))).as("not once per attempt").isEqualTo(new Wake.TimedOut());
-        await("the fourth attempt to connect", signal::listening);
+        Poll.until("the fourth attempt to connect", signal::listening);
 
         assertThat(signal.failures()).isEqualTo(3);
         assertThat(attempts).as("three refused, the fourth listens, the fifth sends its test notification").hasValue(5);
@@ -194,7 +194,7 @@ class PostgresDueWorkSignalTest {
         signals.add(signal);
         signal.start();
 
-        await("three failed self-checks", () -> signal.failures() >= 3);
+        Poll.until("three failed self-checks", () -> signal.failures() >= 3);
 
         assertThat(signal.listening()).isFalse();
         assertThat(signal.connects()).isZero();
@@ -211,7 +211,7 @@ class PostgresDueWorkSignalTest {
         }, FAST);
         signals.add(signal);
         signal.start();
-        await("a failed attempt", () -> signal.failures() >= 1);
+        Poll.until("a failed attempt", () -> signal.failures() >= 1);
         assertThat(signal.awaitWork(Duration.ZERO)).as("the wake-up as it went down")
                 .isEqualTo(new Wake.Notified(Optional.empty()));
         Instant due = Instant.parse("2030-03-01T10:00:00Z");
@@ -277,21 +277,6 @@ class PostgresDueWorkSignalTest {
         try (Connection connection = db.dataSource().getConnection();
              Statement statement = connection.createStatement()) {
             statement.execute(sql);
-        }
-    }
-
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
         }
     }
 }

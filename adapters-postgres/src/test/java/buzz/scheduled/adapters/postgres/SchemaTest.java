@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
+import buzz.scheduled.application.testing.Poll;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -165,17 +167,15 @@ class SchemaTest {
         return listener;
     }
 
-    private static List<PGNotification> awaitNotifications(Connection listener, int expected) throws SQLException {
+    private static List<PGNotification> awaitNotifications(Connection listener, int expected) {
         List<PGNotification> heard = new ArrayList<>();
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (heard.size() < expected && System.nanoTime() < deadline) {
+        Poll.until(expected + " notifications on buzz_scheduled_due", Duration.ofSeconds(5), () -> {
             PGNotification[] batch = listener.unwrap(PGConnection.class).getNotifications(250);
             if (batch != null) {
                 heard.addAll(List.of(batch));
             }
-        }
+            return heard.size();
+        }, count -> count >= expected);
         return heard;
     }
-
-
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.RelayLimits.Limitation;
+import buzz.scheduled.application.testing.Poll;
 import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -70,10 +71,7 @@ class Nip11RelayLimitsTest {
         Limitation whileDown = limits.current();
         relay.restart();
 
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!limits.current().equals(EXPECTED) && System.nanoTime() < deadline) {
-            Thread.sleep(20); // polling the condition, with the deadline above
-        }
+        Poll.until("the limitation once the relay answers", WAIT, () -> limits.current().equals(EXPECTED));
         assertThat(whileDown).isEqualTo(Limitation.NONE);
         assertThat(limits.current()).isEqualTo(EXPECTED);
     }

@@ -6,6 +6,7 @@ import buzz.scheduled.adapters.relay.testing.FakeRelay;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayPublisher.Publication;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import java.net.URI;
@@ -264,12 +265,6 @@ class RelayClientPipelineTest {
     }
 
     private static void awaitConnected(RelayClient client) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!client.isConnected()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not connected within " + TIMEOUT);
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
-        }
+        Poll.until("the client to connect", TIMEOUT, client::isConnected);
     }
 }

@@ -12,6 +12,7 @@ import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.DeliveryObserver.Outcome;
 import buzz.scheduled.application.port.out.PublishResult;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
@@ -63,7 +64,7 @@ class DeliveryAccessTest {
     /** Starts the dispatcher asking {@code access}, lets it sleep, then moves the store's clock past the due time. */
     private Dispatcher startAndPassTheDueTime(AccessPolicy access) {
         Dispatcher dispatcher = fx.start(delivery, fx.relay, access, signal, settings);
-        Await.until("the dispatcher to sleep until the due time", signal::sleeping);
+        Poll.until("the dispatcher to sleep until the due time", signal::sleeping);
         fx.clock.set(T0.plusSeconds(61));
         signal.notifyDue(Optional.empty());
         return dispatcher;
@@ -81,7 +82,7 @@ class DeliveryAccessTest {
         fx.clock.advance(Duration.ofHours(1));
         int claimsBefore = delivery.claimCalls.get();
         signal.wakeUp();
-        Await.until("another pass of the claim loop", () -> delivery.claimCalls.get() > claimsBefore);
+        Poll.until("another pass of the claim loop", () -> delivery.claimCalls.get() > claimsBefore);
 
         assertThat(fx.row(message).failureReason()).contains(FailureReason.ACCESS_DENIED);
         assertThat(fx.row(message).event()).isEmpty();
@@ -114,7 +115,7 @@ class DeliveryAccessTest {
 
         fx.access.set(TestEvents.ALICE, GENERAL, new AccessPolicy.AccessDecision.Allowed());
         fx.moveToRetryTime(message, signal);
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(fx.row(message).attempts()).isEqualTo(2);
@@ -129,7 +130,7 @@ class DeliveryAccessTest {
         };
 
         Dispatcher dispatcher = startAndPassTheDueTime(broken);
-        Await.until("the deferral", () -> fx.row(message).state() instanceof ScheduleState.Scheduled s
+        Poll.until("the deferral", () -> fx.row(message).state() instanceof ScheduleState.Scheduled s
                 && s.retryAt().isPresent());
 
         assertThat(fx.relay.receipts()).isEmpty();
@@ -142,7 +143,7 @@ class DeliveryAccessTest {
         ScheduledMessage message = scheduledInAMinute();
 
         startAndPassTheDueTime(policy);
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(fx.relay.receipts()).singleElement()
                 .satisfies(receipt -> assertThat(receipt.event()).isEqualTo(message.event().orElseThrow()));
@@ -179,7 +180,7 @@ class DeliveryAccessTest {
                 TestEvents.at(T0.getEpochSecond() + 3600).build(), Optional.empty()));
         int claimsBefore = delivery.claimCalls.get();
         signal.wakeUp();
-        Await.until("a pass of the claim loop after the due time", () -> delivery.claimCalls.get() > claimsBefore);
+        Poll.until("a pass of the claim loop after the due time", () -> delivery.claimCalls.get() > claimsBefore);
 
         assertThat(deleted).isEqualTo(new ChannelDeleted(1, 1, 0, true));
         assertThat(fx.row(message).failureReason()).contains(FailureReason.CHANNEL_DELETED);
@@ -236,7 +237,7 @@ class DeliveryAccessTest {
         assertThat(fx.state(message)).as("deletion leaves a claim in flight to its fenced write")
                 .isEqualTo("sending");
         release.countDown();
-        Await.until("the retry", () -> fx.row(message).state() instanceof ScheduleState.Scheduled s
+        Poll.until("the retry", () -> fx.row(message).state() instanceof ScheduleState.Scheduled s
                 && s.retryAt().isPresent());
         fx.moveToRetryTime(message, signal);
         fx.awaitReports(message, 2);
@@ -259,7 +260,7 @@ class DeliveryAccessTest {
         startAndPassTheDueTime(policy);
         int claimsBefore = delivery.claimCalls.get();
         signal.wakeUp();
-        Await.until("a pass of the claim loop after the due time", () -> delivery.claimCalls.get() > claimsBefore);
+        Poll.until("a pass of the claim loop after the due time", () -> delivery.claimCalls.get() > claimsBefore);
 
         assertThat(removed).isEqualTo(new MemberRemoved(1, 0));
         assertThat(fx.row(message).failureReason()).contains(FailureReason.MEMBER_REMOVED);
@@ -280,7 +281,7 @@ class DeliveryAccessTest {
         fx.access.set(TestEvents.ALICE, GENERAL,
                 new AccessPolicy.AccessDecision.Denied(RefusalCode.NOT_IN_CHANNEL, "alice was removed"));
         policy.release();
-        Await.until("the failure", () -> fx.state(message).equals("failed"));
+        Poll.until("the failure", () -> fx.state(message).equals("failed"));
 
         assertThat(removed).as("the claim already holds the row: left to its fenced write")
                 .isEqualTo(new MemberRemoved(0, 1));
@@ -297,7 +298,7 @@ class DeliveryAccessTest {
 
         CompletableFuture<Dispatcher.Shutdown> stopping =
                 CompletableFuture.supplyAsync(() -> fx.stop(dispatcher, Duration.ofSeconds(10)));
-        Await.until("the claim loop to end", dispatcher::claimLoopEnded);
+        Poll.until("the claim loop to end", dispatcher::claimLoopEnded);
         policy.release();
         Dispatcher.Shutdown shutdown = stopping.get(10, TimeUnit.SECONDS);
 

@@ -16,6 +16,7 @@ import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Admission;
 import buzz.scheduled.domain.schedule.AdmissionRules;
@@ -117,7 +118,7 @@ final class DispatchFixture implements AutoCloseable {
      * thing the finisher does for a recorded outcome, so the row and the dispatcher's counts are settled by then.
      */
     List<DeliveryObserver.DeliveryReport> awaitReports(ScheduledMessage message, int count) {
-        Await.until(count + " reports about " + message.id(), () -> observer.reportsOf(message.id()).size() >= count);
+        Poll.until(count + " reports about " + message.id(), () -> observer.reportsOf(message.id()).size() >= count);
         return observer.reportsOf(message.id());
     }
 

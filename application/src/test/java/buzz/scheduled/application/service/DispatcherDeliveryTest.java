@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
 import buzz.scheduled.application.fakes.ScriptedRelayPublisher.Receipt;
 import buzz.scheduled.application.port.out.DeliveryObserver;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
@@ -43,7 +44,7 @@ class DispatcherDeliveryTest {
         ScheduledMessage message = fx.schedule(T0, "hello");
 
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("publication, recorded and counted", () -> fx.state(message).equals("published")
+        Poll.until("publication, recorded and counted", () -> fx.state(message).equals("published")
                 && dispatcher.counts().published() == 1);
 
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
@@ -65,11 +66,11 @@ class DispatcherDeliveryTest {
         ScheduledMessage message = fx.schedule(T0, "refused");
 
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("the failure", () -> fx.state(message).equals("failed"));
+        Poll.until("the failure", () -> fx.state(message).equals("failed"));
         fx.clock.advance(Duration.ofHours(1));
         int claimsBefore = delivery.claimCalls.get();
         signal.wakeUp();
-        Await.until("another pass of the claim loop", () -> delivery.claimCalls.get() > claimsBefore);
+        Poll.until("another pass of the claim loop", () -> delivery.claimCalls.get() > claimsBefore);
 
         assertThat(fx.row(message).failureReason()).contains(FailureReason.RELAY_REJECTED);
         assertThat(fx.row(message).event()).isEmpty();
@@ -94,7 +95,7 @@ class DispatcherDeliveryTest {
         // The first claim takes one message, to learn how large frames are (the window's byte cap), then the rest.
         assertThat(delivery.claimCalls.get()).as("no claim while less than half the window is free").isEqualTo(2);
         release.countDown();
-        Await.until("all published", () -> messages.stream().allMatch(m -> fx.state(m).equals("published")));
+        Poll.until("all published", () -> messages.stream().allMatch(m -> fx.state(m).equals("published")));
 
         assertThat(fx.relay.maxConcurrent()).isLessThanOrEqualTo(4);
         assertThat(messages).allSatisfy(m -> assertThat(fx.relay.sends(m.eventId())).isEqualTo(1));
@@ -158,7 +159,7 @@ class DispatcherDeliveryTest {
         int attempts = 0;
         while (true) {
             int seen = attempts;
-            Await.until("attempt " + (seen + 1) + " to finish", () -> {
+            Poll.until("attempt " + (seen + 1) + " to finish", () -> {
                 ScheduledMessage row = fx.row(message);
                 return row.state().terminal() || (row.attempts() > seen && row.state() instanceof ScheduleState.Scheduled);
             });
@@ -183,7 +184,7 @@ class DispatcherDeliveryTest {
         delivery.failFinishes(2);
 
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("publication, recorded and counted", () -> fx.state(message).equals("published")
+        Poll.until("publication, recorded and counted", () -> fx.state(message).equals("published")
                 && dispatcher.counts().published() == 1);
 
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
@@ -199,16 +200,16 @@ class DispatcherDeliveryTest {
         delivery.failFinishes(Integer.MAX_VALUE);
 
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("the failed finishing write", () -> dispatcher.counts().writeFailures() >= 1);
+        Poll.until("the failed finishing write", () -> dispatcher.counts().writeFailures() >= 1);
         assertThat(fx.state(message)).isEqualTo("sending");
         fx.clock.set(fx.leaseUntil(message).plus(deliverySettings.reapGrace()).plusMillis(1));
         dispatcher.reapExpiredLeases();
-        Await.until("the second send", () -> fx.relay.sends(message.eventId()) == 2);
+        Poll.until("the second send", () -> fx.relay.sends(message.eventId()) == 2);
         delivery.failFinishes(0);
         // The row turns published inside the finishing write; the dispatcher counts it once the write returned.
-        Await.until("publication, recorded and counted", () -> fx.state(message).equals("published")
+        Poll.until("publication, recorded and counted", () -> fx.state(message).equals("published")
                 && dispatcher.counts().published() == 1);
-        Await.until("the first claim's write to come back lost", () -> dispatcher.counts().lostAfterSend() == 1);
+        Poll.until("the first claim's write to come back lost", () -> dispatcher.counts().lostAfterSend() == 1);
 
         List<Receipt> receipts = fx.relay.receipts();
         assertThat(receipts).hasSize(2).allSatisfy(r -> assertThat(r.event().id()).isEqualTo(message.eventId()));
@@ -228,8 +229,8 @@ class DispatcherDeliveryTest {
 
         CompletableFuture<Dispatcher.Shutdown> stopping =
                 CompletableFuture.supplyAsync(() -> fx.stop(dispatcher, Duration.ofSeconds(10)));
-        Await.until("the stop request", dispatcher::stopRequested);
-        Await.until("the claim loop to end", dispatcher::claimLoopEnded);
+        Poll.until("the stop request", dispatcher::stopRequested);
+        Poll.until("the claim loop to end", dispatcher::claimLoopEnded);
         assertThat(stopping).isNotDone();
         assertThat(dispatcher.inFlight()).isEqualTo(1);
         release.countDown();
@@ -245,7 +246,7 @@ class DispatcherDeliveryTest {
         List<ScheduledMessage> messages = IntStream.range(0, 3).mapToObj(i -> fx.schedule(T0, "w" + i)).toList();
         fx.relay.pause();
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("three frames waiting to be written", () -> fx.relay.waiting() == 3);
+        Poll.until("three frames waiting to be written", () -> fx.relay.waiting() == 3);
 
         Dispatcher.Shutdown shutdown = fx.stop(dispatcher, Duration.ofSeconds(10));
 
@@ -270,7 +271,7 @@ class DispatcherDeliveryTest {
 
         CompletableFuture<Dispatcher.Shutdown> stopping =
                 CompletableFuture.supplyAsync(() -> fx.stop(dispatcher, Duration.ofSeconds(10)));
-        Await.until("the stop request", dispatcher::stopRequested);
+        Poll.until("the stop request", dispatcher::stopRequested);
         delivery.thaw();
         Dispatcher.Shutdown shutdown = stopping.get();
 

@@ -12,6 +12,7 @@ import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleMessage
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayPublisher;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.schedule.OwnerRefusal;
@@ -63,7 +64,7 @@ class DispatcherFencingTest {
     /** Waits until the monotonic clock is past the send deadline of a claim asked for before {@code claimedBy}. */
     private static void awaitSendDeadlinePassed(long claimedBy, DeliverySettings delivery) {
         long deadline = claimedBy + delivery.lease().minus(delivery.safetyMargin()).toNanos();
-        Await.until("the send deadline to pass", () -> System.nanoTime() - deadline > 0);
+        Poll.until("the send deadline to pass", () -> System.nanoTime() - deadline > 0);
     }
 
     @Test
@@ -82,7 +83,7 @@ class DispatcherFencingTest {
         ScheduledMessage published = fx.row(message);
         awaitSendDeadlinePassed(claimedBy, SHORT_LEASE);
         first.thaw();
-        Await.until("the paused claimant's outcome to come back lost", () -> paused.counts().lostAfterSend() == 1);
+        Poll.until("the paused claimant's outcome to come back lost", () -> paused.counts().lostAfterSend() == 1);
 
         assertThat(paused.counts().notSent()).isEqualTo(1);
         assertThat(paused.counts().published()).isZero();
@@ -118,7 +119,7 @@ class DispatcherFencingTest {
         }
         assertThat(fx.clock.now()).isAfter(T0.plus(deliverySettings.lease()).plus(deliverySettings.reapGrace()));
         release.countDown();
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(fx.row(message).attempts()).isEqualTo(1);
@@ -139,9 +140,9 @@ class DispatcherFencingTest {
         assertThat(fx.leaseUntil(message)).isEqualTo(T0.plusSeconds(3));
 
         fx.clock.advance(Duration.ofSeconds(1));
-        Await.until("the finisher's renewal", () -> fx.leaseUntil(message).equals(T0.plusSeconds(4)));
+        Poll.until("the finisher's renewal", () -> fx.leaseUntil(message).equals(T0.plusSeconds(4)));
         release.countDown();
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(first.renewCalls.get()).isPositive();
         assertThat(dispatcher.counts().renewals()).isPositive();
@@ -164,7 +165,7 @@ class DispatcherFencingTest {
         assertThat(fx.observer.reportsOf(message.id())).singleElement()
                 .satisfies(report -> assertThat(report.relayKind()).isEqualTo("timeout"));
         fx.moveToRetryTime(message, firstSignal);
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(2);
     }
 
@@ -175,7 +176,7 @@ class DispatcherFencingTest {
         long before = System.nanoTime();
 
         fx.start(first, recording(publications), firstSignal, settings);
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         long window = deliverySettings.lease().minus(deliverySettings.safetyMargin()).toNanos();
         assertThat(publications).singleElement().satisfies(publication -> {
@@ -213,9 +214,9 @@ class DispatcherFencingTest {
         first.failRenewals(new IllegalStateException("store unreachable (test)"));
         fx.relay.pause();
         Dispatcher dispatcher = fx.start(first, firstSignal, shortLeaseSettings);
-        Await.until("the frame to wait unwritten", () -> fx.relay.waiting() == 1);
+        Poll.until("the frame to wait unwritten", () -> fx.relay.waiting() == 1);
         long claimedBy = System.nanoTime();
-        Await.until("a failed renewal", () -> dispatcher.counts().renewalFailures() >= 1);
+        Poll.until("a failed renewal", () -> dispatcher.counts().renewalFailures() >= 1);
 
         awaitSendDeadlinePassed(claimedBy, SHORT_LEASE);
         first.failRenewals(null);
@@ -228,7 +229,7 @@ class DispatcherFencingTest {
         assertThat(fx.observer.reportsOf(message.id())).singleElement()
                 .satisfies(report -> assertThat(report.relayKind()).isEqualTo("not-sent"));
         fx.moveToRetryTime(message, firstSignal);
-        Await.until("publication of the retry", () -> fx.state(message).equals("published"));
+        Poll.until("publication of the retry", () -> fx.state(message).equals("published"));
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(fx.row(message).attempts()).isEqualTo(2);
     }
@@ -238,17 +239,17 @@ class DispatcherFencingTest {
         ScheduledMessage message = fx.schedule(T0, "taken over");
         fx.relay.pause();
         Dispatcher stalled = fx.start(first, firstSignal, settings);
-        Await.until("the frame to wait unwritten", () -> fx.relay.waiting() == 1);
+        Poll.until("the frame to wait unwritten", () -> fx.relay.waiting() == 1);
         assertThat(fx.state(message)).isEqualTo("sending");
 
         fx.clock.set(fx.leaseUntil(message).plus(deliverySettings.reapGrace()).plusMillis(1));
         Dispatcher other = fx.start(fx.stepped(), new RecordingSignal(), settings);
-        Await.until("the other node's frame to wait too", () -> fx.relay.waiting() == 2);
+        Poll.until("the other node's frame to wait too", () -> fx.relay.waiting() == 2);
         stalled.renewLeases();
         assertThat(stalled.counts().leasesLost()).isEqualTo(1);
         fx.relay.resume();
         fx.awaitReports(message, 1);
-        Await.until("the stalled claim's outcome to come back lost", () -> stalled.counts().lostAfterSend() == 1);
+        Poll.until("the stalled claim's outcome to come back lost", () -> stalled.counts().lostAfterSend() == 1);
 
         assertThat(stalled.counts().notSent()).isEqualTo(1);
         assertThat(stalled.counts().published()).isZero();
@@ -267,7 +268,7 @@ class DispatcherFencingTest {
         ScheduledMessage message = ((ScheduleResult.Created) created).message();
         first.freezeBeforeNextClaimReturns();
         Dispatcher dispatcher = fx.start(first, firstSignal, shortLeaseSettings);
-        Await.until("the dispatcher to sleep until the due time", firstSignal::sleeping);
+        Poll.until("the dispatcher to sleep until the due time", firstSignal::sleeping);
         fx.clock.set(T0.plusSeconds(60));
         firstSignal.notifyDue(Optional.empty());
         first.awaitFrozen();
@@ -286,14 +287,14 @@ class DispatcherFencingTest {
                 done -> assertThat(done.message().revision()).isEqualTo(new Revision(2)));
         awaitSendDeadlinePassed(claimedBy, SHORT_LEASE);
         first.thaw();
-        Await.until("the paused claim's outcome to come back lost", () -> dispatcher.counts().lostAfterSend() == 1);
+        Poll.until("the paused claim's outcome to come back lost", () -> dispatcher.counts().lostAfterSend() == 1);
         assertThat(fx.relay.receipts()).isEmpty();
         assertThat(fx.row(message).revision()).isEqualTo(new Revision(2));
         assertThat(fx.state(message)).isEqualTo("scheduled");
 
         fx.clock.set(T0.plusSeconds(120));
         firstSignal.notifyDue(Optional.empty());
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(fx.relay.receipts()).extracting(r -> r.event().id()).containsExactly(r2.id());
         assertThat(fx.relay.sends(r1.id())).isZero();

@@ -10,6 +10,7 @@ import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
@@ -97,7 +98,7 @@ class DispatcherPipelineTest {
         messages.values().forEach(message -> fx.awaitReports(message, 1));
         int claimsBefore = delivery.claimCalls.get();
         signal.wakeUp();
-        Await.until("another pass of the claim loop", () -> delivery.claimCalls.get() > claimsBefore);
+        Poll.until("another pass of the claim loop", () -> delivery.claimCalls.get() > claimsBefore);
 
         assertThat(fx.observer.reports()).hasSize(7);
         cases.forEach((content, expected) -> {
@@ -200,7 +201,7 @@ class DispatcherPipelineTest {
                 DispatchFixture.dispatcherSettings(deliverySettings));
         delivery.awaitFinishHeld();
         rest.countDown();
-        Await.until("the three other answers to wait behind the held write", () -> answered.get() == 4);
+        Poll.until("the three other answers to wait behind the held write", () -> answered.get() == 4);
         delivery.releaseFinish();
         fx.awaitReports(failing, 1);
 
@@ -233,7 +234,7 @@ class DispatcherPipelineTest {
                 .toList();
         fx.relay.pause();
         Dispatcher leaving = fx.start(delivery, signal, DispatchFixture.dispatcherSettings(deliverySettings));
-        Await.until("three frames waiting to be written", () -> fx.relay.waiting() == 3);
+        Poll.until("three frames waiting to be written", () -> fx.relay.waiting() == 3);
 
         Dispatcher.Shutdown shutdown = fx.stop(leaving, Duration.ofSeconds(10));
         assertThat(shutdown.withdrawn()).isEqualTo(3);
@@ -335,7 +336,7 @@ class DispatcherPipelineTest {
         fx.clock.set(T0.minusSeconds(1));
 
         fx.start(delivery, signal, DispatchFixture.dispatcherSettings(deliverySettings));
-        Await.until("the dispatcher to sleep until the first due time", signal::sleeping);
+        Poll.until("the dispatcher to sleep until the first due time", signal::sleeping);
         Instant woke = T0.plusSeconds(10);
         fx.clock.set(woke);
         signal.notifyDue(Optional.empty());

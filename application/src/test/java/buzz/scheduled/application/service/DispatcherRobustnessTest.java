@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayPublisher;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
@@ -46,11 +47,11 @@ class DispatcherRobustnessTest {
         Dispatcher dispatcher = fx.start(delivery, signal, DispatchFixture.dispatcherSettings(short600));
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         long firstLeaseOver = delivery.lastClaimAskedNanos + Duration.ofMillis(800).toNanos();
-        Await.until("the first lease and the grace to be over, renewed twice", Duration.ofSeconds(10),
+        Poll.until("the first lease and the grace to be over, renewed twice", Duration.ofSeconds(10),
                 () -> System.nanoTime() - firstLeaseOver > 0 && delivery.renewCalls.get() >= 2);
         delivery.failFinishes(1);
         release.countDown();
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(dispatcher.counts().abandoned()).isZero();
         assertThat(dispatcher.counts().writeFailures()).isEqualTo(1);
@@ -66,8 +67,8 @@ class DispatcherRobustnessTest {
                 DispatcherSettings.MIN_QUEUED_BYTES, Duration.ofSeconds(30), Duration.ofHours(1), Duration.ofMillis(50));
 
         fx.start(delivery, signal, capped);
-        Await.until("the first claims", () -> fx.relay.waiting() >= 1);
-        Await.until("the claim loop to wait for room", () -> delivery.claimCalls.get() >= 2
+        Poll.until("the first claims", () -> fx.relay.waiting() >= 1);
+        Poll.until("the claim loop to wait for room", () -> delivery.claimCalls.get() >= 2
                 || fx.relay.waiting() == 8);
         long frame = InFlight.FRAME_OVERHEAD + fx.row(messages.get(0)).event().map(
                 buzz.scheduled.domain.nostr.NostrEventJson::write).orElseThrow()
@@ -76,7 +77,7 @@ class DispatcherRobustnessTest {
         assertThat(fx.relay.waiting() * frame).as("bytes in flight (%d frames of %d bytes)", fx.relay.waiting(), frame)
                 .isLessThanOrEqualTo(DispatcherSettings.MIN_QUEUED_BYTES + frame);
         fx.relay.resume();
-        Await.until("all published", () -> messages.stream().allMatch(m -> fx.state(m).equals("published")));
+        Poll.until("all published", () -> messages.stream().allMatch(m -> fx.state(m).equals("published")));
         assertThat(delivery.claimSizes).as("the first claim of one (nothing seen yet), then sized by bytes")
                 .allSatisfy(size -> assertThat(size * frame).isLessThanOrEqualTo(DispatcherSettings.MIN_QUEUED_BYTES
                         + frame));
@@ -108,18 +109,18 @@ class DispatcherRobustnessTest {
 
         Dispatcher dispatcher = fx.start(delivery, throwingOnce, signal, DispatchFixture.dispatcherSettings(
                 DispatchFixture.deliverySettings()));
-        Await.until("two published and one retried", () -> messages.stream()
+        Poll.until("two published and one retried", () -> messages.stream()
                 .filter(m -> fx.state(m).equals("published")).count() == 2
                 && messages.stream().anyMatch(m -> fx.row(m).state() instanceof
                 buzz.scheduled.domain.schedule.ScheduleState.Scheduled s && s.retryAt().isPresent()));
         // The finisher lets go of a claim just after its write returns, so the window empties a moment later.
-        Await.until("the window to empty", () -> dispatcher.inFlight() == 0);
+        Poll.until("the window to empty", () -> dispatcher.inFlight() == 0);
 
         assertThat(dispatcher.counts().errors()).isEqualTo(1);
         ScheduledMessage retried = messages.stream().filter(m -> !fx.state(m).equals("published")).findFirst()
                 .orElseThrow();
         fx.moveToRetryTime(retried, signal);
-        Await.until("the retried one published", () -> fx.state(retried).equals("published"));
+        Poll.until("the retried one published", () -> fx.state(retried).equals("published"));
         assertThat(messages).allSatisfy(m -> assertThat(fx.relay.sends(m.eventId())).isEqualTo(1));
     }
 }

@@ -3,6 +3,7 @@ package buzz.scheduled.application.service;
 import static buzz.scheduled.application.service.DispatchFixture.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.util.Optional;
@@ -31,7 +32,7 @@ class DispatcherWakeUpTest {
     void idle_noWork_sleepsForTheWholeBackstopPollWithoutQueries() {
         fx.start(delivery, signal, settings);
 
-        Await.until("the dispatcher to sleep", signal::sleeping);
+        Poll.until("the dispatcher to sleep", signal::sleeping);
 
         assertThat(signal.waits()).hasSize(1);
         assertThat(signal.waits().get(0)).isBetween(Duration.ofSeconds(29), Duration.ofSeconds(30));
@@ -48,7 +49,7 @@ class DispatcherWakeUpTest {
         fx.start(delivery, signal, quickPoll);
 
         // Two whole backstop polls are ten periods of the finisher's lease renewal (every 200 ms).
-        Await.until("the third sleep", () -> signal.waits().size() == 3 && signal.sleeping());
+        Poll.until("the third sleep", () -> signal.waits().size() == 3 && signal.sleeping());
 
         assertThat(delivery.claimCalls).hasValue(3);
         assertThat(delivery.nextDueCalls).hasValue(3);
@@ -63,13 +64,13 @@ class DispatcherWakeUpTest {
         signal.listening(false);
         fx.start(delivery, signal, settings);
 
-        Await.until("two sleeps", () -> signal.waits().size() == 2 && signal.sleeping());
+        Poll.until("two sleeps", () -> signal.waits().size() == 2 && signal.sleeping());
         assertThat(signal.waits()).allSatisfy(wait -> assertThat(wait)
                 .isPositive().isLessThanOrEqualTo(Dispatcher.DEAF_POLL));
         assertThat(delivery.claimCalls.get()).as("one claim per fast poll").isGreaterThanOrEqualTo(2);
 
         signal.listening(true);
-        Await.until("a backstop-long sleep once the signal hears again", () -> signal.sleeping()
+        Poll.until("a backstop-long sleep once the signal hears again", () -> signal.sleeping()
                 && signal.waits().get(signal.waits().size() - 1).compareTo(Duration.ofSeconds(29)) >= 0);
         assertThat(signal.waits().get(signal.waits().size() - 1)).isLessThanOrEqualTo(Duration.ofSeconds(30));
     }
@@ -79,7 +80,7 @@ class DispatcherWakeUpTest {
         fx.schedule(T0.plusSeconds(10), "later");
 
         fx.start(delivery, signal, settings);
-        Await.until("the dispatcher to sleep", signal::sleeping);
+        Poll.until("the dispatcher to sleep", signal::sleeping);
 
         assertThat(signal.waits().get(0)).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
         assertThat(fx.relay.receipts()).isEmpty();
@@ -89,11 +90,11 @@ class DispatcherWakeUpTest {
     void notification_wakesTheSleeperEarly_butNothingIsClaimedBeforeItsDueTime() {
         ScheduledMessage message = fx.schedule(T0.plusSeconds(10), "hello");
         fx.start(delivery, signal, settings);
-        Await.until("the first sleep", signal::sleeping);
+        Poll.until("the first sleep", signal::sleeping);
 
         fx.clock.set(T0.plusSeconds(9));
         signal.notifyDue(Optional.empty());
-        Await.until("the second sleep", () -> signal.waits().size() == 2 && signal.sleeping());
+        Poll.until("the second sleep", () -> signal.waits().size() == 2 && signal.sleeping());
 
         assertThat(fx.relay.receipts()).isEmpty();
         assertThat(fx.state(message)).isEqualTo("scheduled");
@@ -101,7 +102,7 @@ class DispatcherWakeUpTest {
 
         fx.clock.set(T0.plusSeconds(10));
         signal.notifyDue(Optional.of(T0.plusSeconds(10)));
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(fx.relay.early()).isEmpty();
@@ -111,17 +112,17 @@ class DispatcherWakeUpTest {
     void notificationOfWorkNoNearer_keepsSleeping_withoutAnotherClaim() {
         fx.schedule(T0.plusSeconds(10), "nearest");
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("the first sleep", signal::sleeping);
+        Poll.until("the first sleep", signal::sleeping);
 
         signal.notifyDue(Optional.of(T0.plusSeconds(20)));
-        Await.until("the sleep to resume", () -> signal.waits().size() == 2 && signal.sleeping());
+        Poll.until("the sleep to resume", () -> signal.waits().size() == 2 && signal.sleeping());
 
         assertThat(delivery.claimCalls).hasValue(1);
         assertThat(dispatcher.counts().wakeUps()).isZero();
         assertThat(signal.waits().get(1)).isLessThan(signal.waits().get(0));
 
         signal.notifyDue(Optional.of(T0.plusSeconds(5)));
-        Await.until("a second claim", () -> delivery.claimCalls.get() == 2);
+        Poll.until("a second claim", () -> delivery.claimCalls.get() == 2);
         assertThat(dispatcher.counts().wakeUps()).isEqualTo(1);
     }
 
@@ -130,12 +131,12 @@ class DispatcherWakeUpTest {
         fx.clock.set(T0.minusMillis(300));
         ScheduledMessage message = fx.schedule(T0, "soon");
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("the dispatcher to sleep", signal::sleeping);
+        Poll.until("the dispatcher to sleep", signal::sleeping);
         assertThat(signal.waits().get(0)).isPositive().isLessThanOrEqualTo(Duration.ofMillis(300));
 
         long before = System.nanoTime();
         fx.clock.set(T0);
-        Await.until("publication", Duration.ofSeconds(5), () -> fx.state(message).equals("published"));
+        Poll.until("publication", Duration.ofSeconds(5), () -> fx.state(message).equals("published"));
         long tookMillis = (System.nanoTime() - before) / 1_000_000;
 
         assertThat(dispatcher.counts().wakeUps()).isZero();
@@ -149,19 +150,19 @@ class DispatcherWakeUpTest {
     void wakingBeforeTheStoreSaysDue_reChecks_andSleepsTheRest() {
         ScheduledMessage message = fx.schedule(T0.plusSeconds(2), "exact");
         fx.start(delivery, signal, settings);
-        Await.until("the first sleep", signal::sleeping);
+        Poll.until("the first sleep", signal::sleeping);
 
         // A notification arrives while the store's clock is still 50 ms short of the due time.
         fx.clock.set(T0.plusSeconds(2).minusMillis(50));
         signal.notifyDue(Optional.of(T0.plusSeconds(1)));
         // The store's clock stands still in this test, so the dispatcher keeps re-checking every 50 ms.
-        Await.until("the re-check's sleep", () -> signal.waits().size() >= 2);
+        Poll.until("the re-check's sleep", () -> signal.waits().size() >= 2);
 
         assertThat(fx.state(message)).isEqualTo("scheduled");
         assertThat(signal.waits().get(1)).isPositive().isLessThanOrEqualTo(Duration.ofMillis(50));
         assertThat(fx.relay.receipts()).isEmpty();
         fx.clock.set(T0.plusSeconds(2));
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
         assertThat(fx.relay.early()).isEmpty();
     }
 
@@ -171,7 +172,7 @@ class DispatcherWakeUpTest {
         delivery.failClaims(3);
 
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(dispatcher.counts().errors()).isEqualTo(3);
         assertThat(delivery.claimCalls.get()).isGreaterThanOrEqualTo(4);
@@ -195,7 +196,7 @@ class DispatcherWakeUpTest {
         dispatcher.renewLeases();
         assertThat(fx.leaseUntil(message)).isEqualTo(fx.clock.now().plus(DispatchFixture.deliverySettings().lease()));
         release.countDown();
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(dispatcher.counts().renewalFailures()).isEqualTo(1);
         assertThat(dispatcher.counts().leasesLost()).isZero();
@@ -207,11 +208,11 @@ class DispatcherWakeUpTest {
     void signalFailsWhileWaiting_claimLoopSurvives_andStillPublishes() {
         signal.failNextWaits(2);
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
-        Await.until("the loop to sleep after the failures", signal::sleeping);
+        Poll.until("the loop to sleep after the failures", signal::sleeping);
 
         ScheduledMessage message = fx.schedule(T0, "after a broken listener");
         signal.notifyDue(Optional.of(T0));
-        Await.until("publication", () -> fx.state(message).equals("published"));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(dispatcher.counts().errors()).isEqualTo(2);
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.port.out.DueWorkSignal.Wake;
 import buzz.scheduled.application.port.out.InProcessDueWorkSignal;
+import buzz.scheduled.application.testing.Poll;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -56,7 +57,7 @@ class InProcessDueWorkSignalTest {
     @Test
     void wakeUp_endsAWaitInProgress() throws Exception {
         CompletableFuture<Wake> waiting = CompletableFuture.supplyAsync(() -> signal.awaitWork(Duration.ofMinutes(1)));
-        Await.until("the waiter to start", () -> signal.hasWaiters());
+        Poll.until("the waiter to start", () -> signal.hasWaiters());
 
         signal.wakeUp();
 

@@ -26,6 +26,8 @@ final class SteppedDeliveryStore implements DeliveryStore {
     final AtomicInteger nextDueCalls = new AtomicInteger();
     final AtomicInteger renewCalls = new AtomicInteger();
     final AtomicInteger finishCalls = new AtomicInteger();
+    /** Reaper rounds that returned. */
+    final AtomicInteger reapsDone = new AtomicInteger();
     /** The outcomes of every finishing write asked for, in call order (failed calls included). */
     final List<List<Finish>> finishes = new CopyOnWriteArrayList<>();
     /** How many messages each claim that reached the store took, in call order. */
@@ -187,7 +189,9 @@ final class SteppedDeliveryStore implements DeliveryStore {
 
     @Override
     public int reap(Duration grace) {
-        return step(() -> inner.reap(grace));
+        int reaped = step(() -> inner.reap(grace));
+        reapsDone.incrementAndGet();
+        return reaped;
     }
 
     @Override

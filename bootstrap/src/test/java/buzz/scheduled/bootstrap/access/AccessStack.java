@@ -6,18 +6,13 @@ import buzz.scheduled.adapters.http.OperatorAccess;
 import buzz.scheduled.adapters.http.OperatorUseCases;
 import buzz.scheduled.adapters.http.OwnerUseCases;
 import buzz.scheduled.adapters.http.ReadinessCheck;
-import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
-import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
-import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
-import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.adapters.relay.nip29.Nip29AccessPolicy;
 import buzz.scheduled.adapters.relay.nip29.Nip29Settings;
 import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
-import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.DeliveryObserver;
@@ -27,21 +22,19 @@ import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.DeliverySettings;
-import buzz.scheduled.application.service.Dispatcher;
 import buzz.scheduled.application.service.DispatcherSettings;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.application.service.RelayDecidesAccess;
 import buzz.scheduled.application.service.ReservationsService;
 import buzz.scheduled.application.service.SchedulingSettings;
+import buzz.scheduled.bootstrap.delivery.DeliveryNode;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.Backoff;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import java.net.URI;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -50,8 +43,8 @@ import javax.sql.DataSource;
 /**
  * The sidecar assembled from its real parts for access and deletion tests: PostgreSQL store and channel
  * administration, the owner, deletion and reservation services, the real HTTP API (NIP-98 with BIP-340, operator
- * routes), the relay client, the LISTEN wake-ups and the dispatcher, with either the {@code relay} or the
- * {@code nip29} access policy (the NIP-29 group feed on its own relay connection).
+ * routes), and the delivery half of a {@link DeliveryNode} (relay client, LISTEN wake-ups, dispatcher), with either
+ * the {@code relay} or the {@code nip29} access policy (the NIP-29 group feed on its own relay connection).
  */
 final class AccessStack implements AutoCloseable {
     private static final buzz.scheduled.application.port.in.DatabaseStatusUseCase.DatabaseStatus DATABASE_UP =
@@ -70,21 +63,16 @@ final class AccessStack implements AutoCloseable {
     final PostgresChannelAdministration administration;
     final SignedClient client;
     final Optional<GroupFeed> feed;
-    private final RelayClient relayClient;
-    private final PostgresDueWorkSignal signal;
-    private final Dispatcher dispatcher;
+    private final DeliveryNode delivery;
     private final HttpApi api;
 
-    private AccessStack(PostgresScheduleStore store, PostgresChannelAdministration administration,
-                        SignedClient client, Optional<GroupFeed> feed, RelayClient relayClient,
-                        PostgresDueWorkSignal signal, Dispatcher dispatcher, HttpApi api) {
-        this.store = store;
+    private AccessStack(PostgresChannelAdministration administration, SignedClient client, Optional<GroupFeed> feed,
+                        DeliveryNode delivery, HttpApi api) {
+        this.store = delivery.store;
         this.administration = administration;
         this.client = client;
         this.feed = feed;
-        this.relayClient = relayClient;
-        this.signal = signal;
-        this.dispatcher = dispatcher;
+        this.delivery = delivery;
         this.api = api;
     }
 
@@ -96,11 +84,9 @@ final class AccessStack implements AutoCloseable {
      */
     static AccessStack start(DataSource pool, String jdbcUrl, URI relayUrl, Policy policy,
                              Optional<PublicKey> relayPubkey, Duration maxLateness) {
-        PostgresScheduleStore store = new PostgresScheduleStore(pool);
         PostgresChannelAdministration administration = new PostgresChannelAdministration(pool);
         DeletionService deletion = new DeletionService(administration);
         Bip340EventSignatures signatures = new Bip340EventSignatures();
-        Bip340Signer sidecarKey = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
         RelaySettings relaySettings = new RelaySettings(relayUrl, Duration.ofSeconds(2), Duration.ofMillis(100),
                 Duration.ofMillis(500));
         Optional<GroupFeed> feed = Optional.empty();
@@ -112,24 +98,19 @@ final class AccessStack implements AutoCloseable {
             feed = Optional.of(groups);
             access = new Nip29AccessPolicy(groups);
         }
-        OwnerMessagesService owners = new OwnerMessagesService(store, store, store, signatures, access,
+        DeliverySettings deliverySettings = new DeliverySettings(Duration.ofSeconds(6), Duration.ofSeconds(2),
+                Duration.ofMillis(500), Duration.ofMillis(500), maxLateness,
+                new Backoff(Duration.ofMillis(500), Duration.ofSeconds(1), Math::random));
+        DeliveryNode delivery = DeliveryNode.on(pool, jdbcUrl, relaySettings).named("access").access(access)
+                .settings(new DispatcherSettings(deliverySettings, 8, 8, DispatcherSettings.MIN_QUEUED_BYTES,
+                        Duration.ofSeconds(1), Duration.ofMillis(500), Duration.ofMillis(200)))
+                .start();
+        OwnerMessagesService owners = new OwnerMessagesService(delivery.store, delivery.store, delivery.store,
+                signatures, access,
                 () -> new ScheduleId(UUID.randomUUID()), Instant::now, DueWorkNotice.NONE, new SchedulingSettings(
                 new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                         Duration.ofDays(120)),
                 new CreateLimits(100, 30, Duration.ofMinutes(5)), Duration.ofSeconds(900)));
-        DeliverySettings delivery = new DeliverySettings(Duration.ofSeconds(6), Duration.ofSeconds(2),
-                Duration.ofMillis(500), Duration.ofMillis(500), maxLateness,
-                new Backoff(Duration.ofMillis(500), Duration.ofSeconds(1), Math::random));
-        RelayClient relayClient = new RelayClient(relaySettings,
-                (url, challenge, createdAt) -> sidecarKey.sign(createdAt, 22242,
-                        List.of(List.of("relay", url), List.of("challenge", challenge)), ""),
-                Instant::now);
-        relayClient.connect();
-        PostgresDueWorkSignal signal = PostgresDueWorkSignal.listen(DatabaseUrl.parse(jdbcUrl));
-        Dispatcher dispatcher = new Dispatcher(new PostgresDeliveryStore(pool), relayClient, access, RelayLimits.UNKNOWN,
-                signal, DeliveryObserver.NONE, new DispatcherSettings(delivery, 8, 8, DispatcherSettings.MIN_QUEUED_BYTES,
-                        Duration.ofSeconds(1), Duration.ofMillis(500), Duration.ofMillis(200)));
-        dispatcher.start();
         HttpApi api = new HttpApi(OwnerUseCases.of(owners),
                 OperatorAccess.of(Set.of(OPERATOR.publicKey()),
                         OperatorUseCases.of(new ReservationsService(administration), deletion)),
@@ -140,7 +121,7 @@ final class AccessStack implements AutoCloseable {
                 buzz.scheduled.bootstrap.metrics.SidecarMeters.create("test");
         Optional<GroupFeed> groupFeed = feed;
         buzz.scheduled.application.port.out.LinkStatus links = () -> new buzz.scheduled.application.port.in
-                .QueueStatsUseCase.Links(relayClient.isConnected(), signal.listening(),
+                .QueueStatsUseCase.Links(delivery.relayClient.isConnected(), delivery.signal.listening(),
                 groupFeed.map(GroupFeed::inSync));
         buzz.scheduled.application.service.OperatorViewService view =
                 new buzz.scheduled.application.service.OperatorViewService(
@@ -150,18 +131,15 @@ final class AccessStack implements AutoCloseable {
                 feed.isPresent());
         api.meters(registry, registry::scrape).operatorView(view, view);
         int port = api.start("127.0.0.1", 0);
-        return new AccessStack(store, administration, new SignedClient(port, BASE), feed, relayClient, signal,
-                dispatcher, api);
+        return new AccessStack(administration, new SignedClient(port, BASE), feed, delivery, api);
     }
 
     @Override
     public void close() {
         try {
             api.stop();
-            dispatcher.stop(Duration.ofSeconds(5));
+            delivery.stop();
         } finally {
-            signal.close();
-            relayClient.close();
             feed.ifPresent(GroupFeed::close);
         }
     }

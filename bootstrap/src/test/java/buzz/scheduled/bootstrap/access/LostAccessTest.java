@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.nip29.Nip29TestRelay;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
-import buzz.scheduled.bootstrap.Poll;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.bootstrap.access.AccessStack.Policy;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.FailureReason;

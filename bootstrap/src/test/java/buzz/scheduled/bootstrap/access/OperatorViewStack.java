@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
-import buzz.scheduled.bootstrap.Poll;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.bootstrap.Sidecar;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import java.io.IOException;

@@ -8,7 +8,7 @@ import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.adapters.relay.nip29.Nip29TestRelay;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.out.AccessPolicy;
-import buzz.scheduled.bootstrap.Poll;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.bootstrap.Sidecar;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.domain.nostr.NostrEvent;

@@ -9,7 +9,7 @@ import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
 import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.DeliveryStore.FinishResult;
-import buzz.scheduled.bootstrap.Poll;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;

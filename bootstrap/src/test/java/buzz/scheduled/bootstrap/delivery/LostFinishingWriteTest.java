@@ -4,16 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
-import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.DispatcherSettings;
-import buzz.scheduled.bootstrap.Poll;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Backoff;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,8 +58,8 @@ class LostFinishingWriteTest {
         AtomicInteger cuts = new AtomicInteger();
         Authors author = new Authors();
 
-        try (DeliveryNode node = DeliveryNode.start("brief", pool, db.jdbcUrl(), relay.url(), SETTINGS, sends,
-                inner -> new ForwardingDeliveryStore(inner) {
+        try (DeliveryNode node = DeliveryNode.on(pool, db.jdbcUrl(), relay.url()).named("brief").settings(SETTINGS)
+                .recording(sends).wrapping(inner -> new ForwardingDeliveryStore(inner) {
                     @Override
                     public List<FinishResult> finish(List<Finish> outcomes) {
                         if (outcomes.stream().anyMatch(Finish.Publish.class::isInstance)
@@ -70,13 +68,13 @@ class LostFinishingWriteTest {
                         }
                         return super.finish(outcomes);
                     }
-                })) {
-            warmUp(node);
-            NostrEvent r1 = author.message(nextSecond(node), "accepted, then two finishing writes are lost");
+                }).start()) {
+            node.warmUp();
+            NostrEvent r1 = author.message(node.nextSecond(), "accepted, then two finishing writes are lost");
             ScheduledMessage message = Authors.schedule(node.store, r1);
 
             Poll.until("publication", Duration.ofSeconds(15),
-                    () -> node.store.find(message.id()).orElseThrow().state().wireName().equals("published"));
+                    () -> node.state(message).equals("published"));
 
             ScheduledMessage done = node.store.find(message.id()).orElseThrow();
             assertThat(sends).extracting(RecordingPublisher.Send::eventId).containsExactly(r1.id());
@@ -94,8 +92,8 @@ class LostFinishingWriteTest {
         AtomicBoolean databaseOut = new AtomicBoolean();
         Authors author = new Authors();
 
-        try (DeliveryNode node = DeliveryNode.start("one", db.dataSource(), db.jdbcUrl(), relay.url(), SETTINGS, sends,
-                inner -> new ForwardingDeliveryStore(inner) {
+        try (DeliveryNode node = DeliveryNode.on(db.dataSource(), db.jdbcUrl(), relay.url()).named("one")
+                .settings(SETTINGS).recording(sends).wrapping(inner -> new ForwardingDeliveryStore(inner) {
                     @Override
                     public List<FinishResult> finish(List<Finish> outcomes) {
                         if (databaseOut.get()) {
@@ -103,17 +101,17 @@ class LostFinishingWriteTest {
                         }
                         return super.finish(outcomes);
                     }
-                })) {
-            warmUp(node);
+                }).start()) {
+            node.warmUp();
             databaseOut.set(true);
-            NostrEvent r1 = author.message(nextSecond(node), "F1: accepted, then the finishing write is lost");
+            NostrEvent r1 = author.message(node.nextSecond(), "F1: accepted, then the finishing write is lost");
             ScheduledMessage message = Authors.schedule(node.store, r1);
 
             Poll.until("the second send, after the reaper", Duration.ofSeconds(30),
                     () -> sends.stream().filter(send -> send.eventId().equals(r1.id())).count() == 2);
             databaseOut.set(false);
             Poll.until("publication", Duration.ofSeconds(15),
-                    () -> node.store.find(message.id()).orElseThrow().state().wireName().equals("published"));
+                    () -> node.state(message).equals("published"));
 
             ScheduledMessage done = node.store.find(message.id()).orElseThrow();
             assertThat(sends).extracting(RecordingPublisher.Send::eventId).containsExactly(r1.id(), r1.id());
@@ -126,16 +124,6 @@ class LostFinishingWriteTest {
             List<String> atRelay = relay.events("{\"authors\":[\"" + author.pubkey() + "\"]}");
             assertThat(atRelay).hasSize(1).allSatisfy(json -> assertThat(json).contains(r1.id().hex()));
         }
-    }
-
-    /** The relay's first signature check is slow (JIT); keep that out of the publish budget. */
-    private static void warmUp(DeliveryNode node) {
-        assertThat(node.relayClient.publish(new Authors().message(Instant.now(), "warm-up"),
-                Duration.ofSeconds(20))).isInstanceOf(PublishResult.Published.class);
-    }
-
-    private static Instant nextSecond(DeliveryNode node) {
-        return node.store.now().plusSeconds(1).truncatedTo(ChronoUnit.SECONDS);
     }
 
     private static Instant r1Due(NostrEvent event) {

@@ -8,14 +8,12 @@ import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.DispatcherSettings;
-import buzz.scheduled.bootstrap.Poll;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Backoff;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
@@ -69,13 +67,12 @@ class RelayOutageTest {
         RelaySettings relaySettings = new RelaySettings(relay.url(), Duration.ofSeconds(5), Duration.ofMillis(100),
                 Duration.ofMillis(500));
 
-        try (DeliveryNode sidecar = DeliveryNode.start("outage", db.dataSource(), db.jdbcUrl(), relaySettings, settings, sends,
-                inner -> inner)) {
-            assertThat(sidecar.relayClient.publish(new Authors().message(Instant.now(), "warm-up"),
-                    Duration.ofSeconds(20))).isInstanceOf(PublishResult.Published.class);
+        try (DeliveryNode sidecar = DeliveryNode.on(db.dataSource(), db.jdbcUrl(), relaySettings).named("outage")
+                .settings(settings).recording(sends).start()) {
+            sidecar.warmUp();
 
             relay.stop();
-            NostrEvent back = author.message(nextSecond(sidecar), "published when the relay is back");
+            NostrEvent back = author.message(sidecar.nextSecond(), "published when the relay is back");
             ScheduledMessage recovered = Authors.schedule(sidecar.store, back);
             Poll.until("three failed attempts", Duration.ofSeconds(20), () -> sends.stream()
                     .filter(send -> send.eventId().equals(back.id()) && !(send.result() instanceof PublishResult.Published))
@@ -83,14 +80,14 @@ class RelayOutageTest {
             relay.restart();
             Poll.until("the end of the outage", Duration.ofSeconds(20),
                     () -> sidecar.store.find(recovered.id()).orElseThrow().state().terminal());
-            assertThat(state(sidecar, recovered)).as("the recovered message (reason %s) after these sends: %s",
+            assertThat(sidecar.state(recovered)).as("the recovered message (reason %s) after these sends: %s",
                     sidecar.store.find(recovered.id()).orElseThrow().failureReason(), sends).isEqualTo("published");
 
             relay.stop();
-            NostrEvent late = author.message(nextSecond(sidecar), "the relay stays down too long");
+            NostrEvent late = author.message(sidecar.nextSecond(), "the relay stays down too long");
             ScheduledMessage expired = Authors.schedule(sidecar.store, late);
             Poll.until("expiry", Duration.ofSeconds(LATENESS_SECONDS + 20L),
-                    () -> state(sidecar, expired).equals("failed"));
+                    () -> sidecar.state(expired).equals("failed"));
             relay.restart();
 
             assertThat(sidecar.store.find(expired.id()).orElseThrow().failureReason()).contains(FailureReason.EXPIRED);
@@ -115,13 +112,5 @@ class RelayOutageTest {
             assertThat(relay.events("{\"authors\":[\"" + author.pubkey() + "\"]}"))
                     .hasSize(1).allSatisfy(json -> assertThat(json).contains(back.id().hex()));
         }
-    }
-
-    private static Instant nextSecond(DeliveryNode sidecar) {
-        return sidecar.store.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
-    }
-
-    private static String state(DeliveryNode sidecar, ScheduledMessage message) {
-        return sidecar.store.find(message.id()).orElseThrow().state().wireName();
     }
 }

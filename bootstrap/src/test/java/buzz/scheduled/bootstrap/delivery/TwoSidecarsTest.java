@@ -9,10 +9,7 @@ import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.PublishResult;
-import buzz.scheduled.application.service.DeliverySettings;
-import buzz.scheduled.application.service.DispatcherSettings;
-import buzz.scheduled.bootstrap.Poll;
-import buzz.scheduled.domain.schedule.Backoff;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.schedule.Channel;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
@@ -83,16 +80,12 @@ class TwoSidecarsTest {
                 future.get();
             }
         }
-        DeliverySettings delivery = new DeliverySettings(Duration.ofSeconds(30), Duration.ofSeconds(10),
-                Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(900),
-                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60), Math::random));
-        DispatcherSettings settings = DispatcherSettings.defaults(delivery);
         ConcurrentLinkedQueue<RecordingPublisher.Send> sends = new ConcurrentLinkedQueue<>();
 
         try (HikariDataSource poolA = pool("sidecar-a"); HikariDataSource poolB = pool("sidecar-b")) {
             long started = System.nanoTime();
-            DeliveryNode a = DeliveryNode.start("a", poolA, db.jdbcUrl(), relay.url(), settings, sends, inner -> inner);
-            DeliveryNode b = DeliveryNode.start("b", poolB, db.jdbcUrl(), relay.url(), settings, sends, inner -> inner);
+            DeliveryNode a = DeliveryNode.on(poolA, db.jdbcUrl(), relay.url()).named("a").recording(sends).start();
+            DeliveryNode b = DeliveryNode.on(poolB, db.jdbcUrl(), relay.url()).named("b").recording(sends).start();
             try {
                 Poll.until("all " + MESSAGES + " published", Duration.ofMinutes(10),
                         () -> countByState().getOrDefault("published", 0L) == MESSAGES);

@@ -4,13 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
-import buzz.scheduled.application.port.out.PublishResult;
-import buzz.scheduled.application.service.DeliverySettings;
-import buzz.scheduled.application.service.DispatcherSettings;
-import buzz.scheduled.bootstrap.Poll;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
-import buzz.scheduled.domain.schedule.Backoff;
 import buzz.scheduled.domain.schedule.Channel;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,18 +57,14 @@ class WakeUpLatenessTest {
 
     @Test
     void f3_idleSidecar_messagesDueAtRandomInstants_noneEarly_p99LatenessAtMostOneSecond() throws Exception {
-        DeliverySettings delivery = new DeliverySettings(Duration.ofSeconds(30), Duration.ofSeconds(10),
-                Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(900),
-                new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60), Math::random));
         List<RecordingPublisher.Send> sends = new CopyOnWriteArrayList<>();
         List<Authors> authors = IntStream.range(0, 10).mapToObj(i -> new Authors(new Channel("f3-" + i))).toList();
         long seed = new Random().nextLong();
         Random random = new Random(seed);
 
-        try (DeliveryNode sidecar = DeliveryNode.start("idle", db.dataSource(), db.jdbcUrl(), relay.url(),
-                DispatcherSettings.defaults(delivery), sends, inner -> inner)) {
-            assertThat(sidecar.relayClient.publish(new Authors().message(Instant.now(), "warm-up"),
-                    Duration.ofSeconds(20))).isInstanceOf(PublishResult.Published.class);
+        try (DeliveryNode sidecar = DeliveryNode.on(db.dataSource(), db.jdbcUrl(), relay.url()).named("idle")
+                .recording(sends).start()) {
+            sidecar.warmUp();
             // Every message must be stored before the window opens, or its "lateness" would measure the test's
             // own setup: sign first, then store from a few threads (ten owners in ten channels, so the creates
             // do not queue behind one another's limit locks).

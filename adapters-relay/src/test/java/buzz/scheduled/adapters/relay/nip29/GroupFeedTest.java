@@ -11,6 +11,7 @@ import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
 import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.RefusalCode;
@@ -82,22 +83,7 @@ class GroupFeedTest {
     }
 
     private static <T> T await(Supplier<T> value, java.util.function.Predicate<T> done, String what) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        T last = value.get();
-        while (!done.test(last)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what + "; last: " + last);
-            }
-            Thread.onSpinWait();
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted");
-            }
-            last = value.get();
-        }
-        return last;
+        return Poll.until(what, WAIT, value::get, done);
     }
 
     private static AccessDecision decisionOf(AccessPolicy policy, PublicKey who, String group) {

@@ -1,0 +1,139 @@
+package buzz.scheduled.adapters.http;
+
+import buzz.scheduled.application.port.in.AuthenticateRequestCommand;
+import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
+import buzz.scheduled.application.port.in.AuthenticationResult;
+import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
+import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Who may call an owner or an operator route, checked in this order: the feature flag (owner routes only,
+ * {@code 404 feature_disabled}), the body cap ({@code 413 too_large}, see {@link BodyCap}), NIP-98 authentication
+ * of the method, the public URL and the body ({@code 401 unauthorized} with {@code WWW-Authenticate: Nostr}), the
+ * database's last known status ({@code 503 unavailable} at once while it is down) and, for operator routes, the
+ * pubkey's place in {@code RELAY_OPERATOR_PUBKEYS} ({@code 403 forbidden}). A caller let through is copied out of
+ * the exchange as an {@link OwnerRequest} or {@link OperatorRequest}, so its route can run on another thread.
+ */
+final class RequestAuthentication {
+    private final HttpSettings settings;
+    private final AuthenticateRequestUseCase authentication;
+    private final OperatorAccess operators;
+    private final BodyCap bodyCap;
+    private volatile Optional<DatabaseStatusUseCase> database = Optional.empty();
+
+    RequestAuthentication(HttpSettings settings, AuthenticateRequestUseCase authentication, OperatorAccess operators,
+                          BodyCap bodyCap) {
+        this.settings = settings;
+        this.authentication = authentication;
+        this.operators = operators;
+        this.bodyCap = bodyCap;
+    }
+
+    /** What a check gave: the request to hand its route, or the answer that refuses it. */
+    sealed interface Checked<R> {
+        /** Let through. */
+        record Allowed<R>(R request) implements Checked<R> {
+        }
+
+        /** Refused with {@code problem}; the route is not called. */
+        record Refused<R>(Answer.Problem problem) implements Checked<R> {
+        }
+    }
+
+    /** Refuses callers at once while {@code status} says the database is down. */
+    void reportDatabase(DatabaseStatusUseCase status) {
+        this.database = Optional.of(status);
+    }
+
+    /** Checks a call of an owner route. */
+    Checked<OwnerRequest> owner(Context ctx) {
+        if (!settings.scheduledMessages()) {
+            return new Checked.Refused<>(new Answer.Problem(404, "feature_disabled",
+                    "scheduled messages are switched off on this server (BUZZ_SCHEDULED_MESSAGES)"));
+        }
+        return switch (authenticate(ctx)) {
+            case Checked.Refused<Caller> refused -> new Checked.Refused<>(refused.problem());
+            case Checked.Allowed<Caller> allowed -> new Checked.Allowed<>(new OwnerRequest(allowed.request().result()
+                    .pubkey(), Map.copyOf(ctx.pathParamMap()), queryParameters(ctx), headers(ctx),
+                    allowed.request().body()));
+        };
+    }
+
+    /** Checks a call of an operator route; answered whatever the feature flag says. */
+    Checked<OperatorRequest> operator(Context ctx) {
+        return switch (authenticate(ctx)) {
+            case Checked.Refused<Caller> refused -> new Checked.Refused<>(refused.problem());
+            case Checked.Allowed<Caller> allowed -> {
+                AuthenticationResult.Authenticated caller = allowed.request().result();
+                if (!operators.isOperator(caller.pubkey()) || operators.useCases().isEmpty()) {
+                    yield new Checked.Refused<>(new Answer.Problem(403, "forbidden", "pubkey "
+                            + caller.pubkey().hex() + " is not an operator of this sidecar (RELAY_OPERATOR_PUBKEYS)"));
+                }
+                yield new Checked.Allowed<>(new OperatorRequest(caller.pubkey(), Map.copyOf(ctx.pathParamMap()),
+                        queryParameters(ctx), allowed.request().body()));
+            }
+        };
+    }
+
+    /** An authenticated caller and the body its signature covers. */
+    private record Caller(AuthenticationResult.Authenticated result, byte[] body) {
+    }
+
+    private Checked<Caller> authenticate(Context ctx) {
+        byte[] body;
+        switch (bodyCap.read(ctx)) {
+            case BodyCap.Read.TooLarge tooLarge -> {
+                return new Checked.Refused<>(tooLarge.problem());
+            }
+            case BodyCap.Read.Bytes bytes -> body = bytes.body();
+        }
+        String query = ctx.queryString();
+        String url = settings.publicBaseUrl() + ctx.req().getRequestURI() + (query == null ? "" : "?" + query);
+        AuthenticationResult authenticated = authentication.authenticate(new AuthenticateRequestCommand(
+                ctx.req().getMethod(), url, body, ctx.header("Authorization")));
+        Optional<String> down = databaseDown();
+        return switch (authenticated) {
+            case AuthenticationResult.Refused refused -> new Checked.Refused<>(new Answer.Problem(401,
+                    "unauthorized", "NIP-98 authentication failed: " + refused.message(),
+                    Map.of("WWW-Authenticate", "Nostr")));
+            case AuthenticationResult.Authenticated caller when down.isPresent() ->
+                    new Checked.Refused<>(Answer.Problem.unavailable(down.get(), settings.retryAfter().toSeconds()));
+            case AuthenticationResult.Authenticated caller -> new Checked.Allowed<>(new Caller(caller, body));
+        };
+    }
+
+    /**
+     * Why the database cannot serve a request now (its last check failed; read from memory, without waiting), or
+     * empty. A database that is only slow to answer its check is still tried.
+     */
+    private Optional<String> databaseDown() {
+        return database.map(DatabaseStatusUseCase::databaseStatus)
+                .filter(status -> status.health() == DatabaseStatusUseCase.Health.DOWN)
+                .map(status -> "the database is unreachable (" + status.problem().orElse("no answer")
+                        + "); nothing was stored or changed, try again");
+    }
+
+    private static Map<String, List<String>> queryParameters(Context ctx) {
+        Map<String, List<String>> query = new LinkedHashMap<>();
+        ctx.queryParamMap().forEach((name, values) -> query.put(name, List.copyOf(values)));
+        return Collections.unmodifiableMap(query);
+    }
+
+    private static Map<String, List<String>> headers(Context ctx) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        for (String name : OwnerRequest.HEADERS) {
+            List<String> values = new ArrayList<>();
+            ctx.req().getHeaders(name).asIterator().forEachRemaining(values::add);
+            if (!values.isEmpty()) {
+                headers.put(name, List.copyOf(values));
+            }
+        }
+        return Collections.unmodifiableMap(headers);
+    }
+}
