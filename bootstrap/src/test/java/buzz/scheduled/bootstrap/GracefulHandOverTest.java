@@ -72,12 +72,20 @@ class GracefulHandOverTest {
             Process secondSidecar = processes.start(second, work.resolve("second.log"));
             ServeProcesses.awaitHealthy(secondSidecar, secondPort, work.resolve("second.log"));
             // The first answers its held frames "not sent" at each failed reconnect and claims them again once their
-            // retry time comes; the second publishes whatever it gets in between. Stop the first while it holds
-            // every message the second has not published.
-            Poll.until("the first holding every unpublished message", Duration.ofSeconds(60), () -> {
+            // retry time comes; the second publishes whatever it gets in between, within milliseconds of its claim.
+            // Stop the first while it holds every message the second has not published: nothing scheduled, some
+            // sending, and neither count moving over half a second (rows the second held would have been published).
+            long[] since = {-1, 0}; // the sending count seen with nothing scheduled, and since when (nanoTime)
+            Poll.until("the first holding every unpublished message", Duration.ofSeconds(90), () -> {
                 try {
-                    return count("SELECT count(*) FROM scheduled_message WHERE state = 'scheduled'") == 0
-                            && count("SELECT count(*) FROM scheduled_message WHERE state = 'sending'") > 0;
+                    long scheduled = count("SELECT count(*) FROM scheduled_message WHERE state = 'scheduled'");
+                    long sending = count("SELECT count(*) FROM scheduled_message WHERE state = 'sending'");
+                    if (scheduled != 0 || sending == 0 || sending != since[0]) {
+                        since[0] = scheduled == 0 && sending > 0 ? sending : -1;
+                        since[1] = System.nanoTime();
+                        return false;
+                    }
+                    return System.nanoTime() - since[1] >= TimeUnit.MILLISECONDS.toNanos(500);
                 } catch (Exception e) {
                     return false;
                 }

@@ -36,6 +36,15 @@ final class OperatorPage {
         return new Answer.Text(200, "text/html; charset=utf-8", page, headers());
     }
 
+    /**
+     * The answer to {@code GET /admin/}: a permanent redirect to {@code ../admin}, relative so that it holds behind a
+     * proxy's path prefix. The page's links ({@code admin/admin.js}) are relative to {@code /admin}; under
+     * {@code /admin/} they would name {@code /admin/admin/admin.js}.
+     */
+    static Answer canonical() {
+        return new Answer.Empty(308, Map.of("Location", "../admin"));
+    }
+
     Answer script() {
         return new Answer.Text(200, "text/javascript; charset=utf-8", script, headers());
     }

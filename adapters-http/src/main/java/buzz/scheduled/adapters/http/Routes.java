@@ -76,7 +76,7 @@ final class Routes {
                 operatorRoute("DELETE", OperatorRoutes.ALL_MESSAGES, OperatorRoutes::purgeAll),
                 adminRoute(AdminRoutes.MESSAGES, AdminRoutes::messages),
                 adminRoute(AdminRoutes.STATS, AdminRoutes::stats),
-                publicRoute("GET", OperatorPage.PAGE, ctx -> page.page()),
+                publicRoute("GET", OperatorPage.PAGE, ctx -> ctx.path().endsWith("/") ? OperatorPage.canonical() : page.page()),
                 publicRoute("GET", OperatorPage.SCRIPT, ctx -> page.script()),
                 publicRoute("GET", OperatorPage.STYLE, ctx -> page.style()));
     }

@@ -150,4 +150,14 @@ class BrowserAccessTest {
         assertThat(script.text()).contains("window.nostr.signEvent").doesNotContain("localStorage");
         assertThat(style.header("Content-Type")).startsWith("text/css");
     }
+
+    @Test
+    void operatorPage_withATrailingSlash_redirectsToThePathItsLinksAreRelativeTo() {
+        ApiFixture.Reply slashed = api.call("GET", "/admin/").send();
+
+        assertThat(slashed.status()).isEqualTo(308);
+        assertThat(slashed.header("Location")).isEqualTo("../admin");
+        assertThat(URI.create(ApiFixture.BASE + "/admin/").resolve(slashed.header("Location")).getPath())
+                .isEqualTo("/admin");
+    }
 }
