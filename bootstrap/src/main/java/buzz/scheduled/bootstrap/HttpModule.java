@@ -11,6 +11,7 @@ import buzz.scheduled.adapters.http.ReadinessCheck.Readiness;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
+import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.service.OperatorViewService;
@@ -67,12 +68,13 @@ public final class HttpModule extends AbstractModule {
     HttpApi httpApi(OwnerMessagesService owner, OperatorAccess operators, AuthenticateRequestUseCase authentication,
                     ReadinessCheck readiness, HttpSettings settings, SidecarConfig config,
                     PrometheusMeterRegistry registry, OperatorViewService view, SecretKey sidecarKey,
-                    DatabaseStatusUseCase database) {
+                    DatabaseStatusUseCase database, RelayLimits relayLimits) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
                 .meters(registry, registry::scrape)
                 .cors(config.operations().cors())
                 .identity(ServerIdentity.of(Optional.of(sidecarKey.publicKey())))
                 .operatorView(view, view)
-                .reportDatabase(database);
+                .reportDatabase(database)
+                .relayContentLimit(() -> relayLimits.current().maxContentLength());
     }
 }

@@ -7,6 +7,7 @@ import buzz.scheduled.application.port.in.QueueStatsUseCase;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -154,6 +155,21 @@ public final class HttpApi {
             throw new IllegalArgumentException("the server identity is missing");
         }
         documents.identify(serverIdentity);
+        return this;
+    }
+
+    /**
+     * Where the relay's own content limit comes from: its NIP-11 {@code limitation.max_content_length} in bytes when
+     * it states one, else empty. {@code GET /v1/info} then advertises the smaller of that and
+     * {@code BUZZ_MAX_CONTENT_BYTES}, the limit admission actually applies.
+     *
+     * @return this API
+     */
+    public HttpApi relayContentLimit(Supplier<OptionalInt> limit) {
+        if (limit == null) {
+            throw new IllegalArgumentException("the relay content limit source is missing");
+        }
+        documents.relayContentLimit(limit);
         return this;
     }
 

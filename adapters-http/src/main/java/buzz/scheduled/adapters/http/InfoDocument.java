@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.http;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
  * The NIP-11 style document of {@code GET /v1/info} (and {@code GET /} with
@@ -19,7 +20,11 @@ final class InfoDocument {
     private InfoDocument() {
     }
 
-    static Map<String, Object> of(HttpSettings settings, ServerIdentity identity) {
+    /**
+     * @param relayContentLimit the relay's NIP-11 {@code max_content_length} when it states one: the advertised
+     *                          {@code max_content_bytes} is the smaller of it and the configured limit
+     */
+    static Map<String, Object> of(HttpSettings settings, ServerIdentity identity, OptionalInt relayContentLimit) {
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", "buzz-scheduled-delivery");
         info.put("description", "Durable scheduled delivery of signed Nostr events for a chat relay.");
@@ -30,7 +35,8 @@ final class InfoDocument {
             info.put("supported_extensions", List.of(EXTENSION));
             Map<String, Object> limitation = new LinkedHashMap<>();
             limitation.put("max_schedule_horizon_seconds", settings.horizon().toSeconds());
-            limitation.put("max_content_bytes", settings.maxContentBytes());
+            limitation.put("max_content_bytes", relayContentLimit.isPresent()
+                    ? Math.min(settings.maxContentBytes(), relayContentLimit.getAsInt()) : settings.maxContentBytes());
             limitation.put("max_pending_per_owner", settings.maxPendingPerOwner());
             limitation.put("auth_required", true);
             info.put("limitation", limitation);

@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.Supplier;
 
 /**
  * The documents anyone may read: the NIP-11 style {@link InfoDocument} ({@code GET /v1/info}, and {@code GET /}
@@ -21,6 +23,7 @@ final class PublicDocuments {
     private final HttpSettings settings;
     private final String openApi;
     private volatile ServerIdentity identity = ServerIdentity.of(Optional.empty());
+    private volatile Supplier<OptionalInt> relayContentLimit = OptionalInt::empty;
 
     /** @throws IllegalStateException when the OpenAPI document is missing from the classpath (a build fault) */
     PublicDocuments(HttpSettings settings) {
@@ -31,6 +34,11 @@ final class PublicDocuments {
     /** What the NIP-11 document says about this server from now on. */
     void identify(ServerIdentity serverIdentity) {
         this.identity = serverIdentity;
+    }
+
+    /** Where the relay's stated content limit (bytes) comes from from now on. */
+    void relayContentLimit(Supplier<OptionalInt> limit) {
+        this.relayContentLimit = limit;
     }
 
     /**
@@ -47,7 +55,7 @@ final class PublicDocuments {
         }
         Map<String, String> headers = Cors.infoHeaders();
         headers.put("Content-Type", nostrJson ? NOSTR_JSON : "application/json");
-        return new Answer.Json(200, InfoDocument.of(settings, identity), headers);
+        return new Answer.Json(200, InfoDocument.of(settings, identity, relayContentLimit.get()), headers);
     }
 
     /** The OpenAPI document. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /** SPEC §3.11: the feature flag gates the owner routes and what {@code /v1/info} advertises. */
@@ -72,6 +73,26 @@ class FeatureFlagTest {
                         .isEqualTo(ApiFixture.MAX_PENDING);
             }
             assertThat(root.header("Content-Type")).startsWith("application/nostr+json");
+        }
+    }
+
+    @Test
+    void relayWithASmallerContentLimit_infoAdvertisesTheRelaysLimit() {
+        java.util.concurrent.atomic.AtomicReference<OptionalInt> relay =
+                new java.util.concurrent.atomic.AtomicReference<>(OptionalInt.of(ApiFixture.MAX_CONTENT_BYTES / 2));
+        try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
+                configured -> configured.relayContentLimit(relay::get))) {
+            int smaller = api.call("GET", "/v1/info").send().json().get("limitation").get("max_content_bytes")
+                    .asInt();
+            relay.set(OptionalInt.of(ApiFixture.MAX_CONTENT_BYTES * 2));
+            int larger = api.call("GET", "/v1/info").send().json().get("limitation").get("max_content_bytes").asInt();
+            relay.set(OptionalInt.empty());
+            int unstated = api.call("GET", "/v1/info").send().json().get("limitation").get("max_content_bytes")
+                    .asInt();
+
+            assertThat(smaller).isEqualTo(ApiFixture.MAX_CONTENT_BYTES / 2);
+            assertThat(larger).isEqualTo(ApiFixture.MAX_CONTENT_BYTES);
+            assertThat(unstated).isEqualTo(ApiFixture.MAX_CONTENT_BYTES);
         }
     }
 
