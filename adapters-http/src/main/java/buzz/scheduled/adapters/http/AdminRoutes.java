@@ -35,7 +35,6 @@ final class AdminRoutes {
     static final List<String> STATES = StateName.wireNames(StateName.all());
     private static final Set<String> MESSAGE_PARAMETERS = Set.of("state", "channel", "owner", "limit", "cursor");
     private static final int DEFAULT_LIMIT = 50;
-    private static final Pattern PUBKEY = Pattern.compile("[0-9a-f]{64}");
     private static final Pattern LIMIT = Pattern.compile("[1-9][0-9]{0,2}");
     private static final Map<String, String> NO_STORE = Map.of("Cache-Control", "no-store");
 
@@ -83,11 +82,11 @@ final class AdminRoutes {
         Optional<PublicKey> owner = Optional.empty();
         if (query.containsKey("owner")) {
             String value = query.get("owner");
-            if (!PUBKEY.matcher(value).matches()) {
-                return Answer.Problem.invalidRequest("owner must be a pubkey of 64 lowercase hex characters, got \""
-                        + value + "\"");
+            owner = PubkeyParameter.parse(value);
+            if (owner.isEmpty()) {
+                return Answer.Problem.invalidRequest("owner must be a pubkey of " + PubkeyParameter.EXPECTED
+                        + ", got \"" + value + "\"");
             }
-            owner = Optional.of(new PublicKey(value));
         }
         int limit = DEFAULT_LIMIT;
         if (query.containsKey("limit")) {

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * The operator routes of SPEC §4 after authentication and the operator check: reservations (§3.10), channel
@@ -25,7 +24,6 @@ final class OperatorRoutes {
     /** Full purge; needs {@code ?confirm=all} so a mistyped owner purge cannot become one. */
     static final String ALL_MESSAGES = "/v1/admin/scheduled-messages";
 
-    private static final Pattern PUBKEY = Pattern.compile("[0-9a-f]{64}");
 
     private final OperatorUseCases useCases;
 
@@ -156,12 +154,11 @@ final class OperatorRoutes {
     }
 
     private static Optional<PublicKey> pubkey(OperatorRequest request) {
-        String value = request.pathParams().get("pubkey");
-        return value != null && PUBKEY.matcher(value).matches() ? Optional.of(new PublicKey(value)) : Optional.empty();
+        return PubkeyParameter.parse(request.pathParams().get("pubkey"));
     }
 
     private static Answer badPubkey(OperatorRequest request) {
-        return Answer.Problem.invalidRequest("the pubkey in the path must be 64 lowercase hex characters, got \""
+        return Answer.Problem.invalidRequest("the pubkey in the path must be " + PubkeyParameter.EXPECTED + ", got \""
                 + request.pathParams().get("pubkey") + "\"");
     }
 }

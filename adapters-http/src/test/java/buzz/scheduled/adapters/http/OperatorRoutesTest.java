@@ -12,6 +12,7 @@ import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.application.service.SchedulingSettings;
+import buzz.scheduled.domain.nostr.Nip19;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.Channel;
@@ -211,6 +212,21 @@ class OperatorRoutesTest {
 
         assertThat(purged.text()).isEqualTo("{\"owner\":\"" + ALICE.hex() + "\",\"deleted\":1}");
         assertThat(item.status()).isEqualTo(404);
+        assertThat(api.stored(bobs).state().wireName()).isEqualTo("scheduled");
+    }
+
+    @Test
+    void purgeOwner_byNpub_purgesTheSameOwnerAndAnswersItsHex() {
+        created(api.message(ALICE, Duration.ofHours(1)));
+        String bobs = created(api.message(BOB, Duration.ofHours(1)));
+
+        ApiFixture.Reply purged = api.call("DELETE", "/v1/admin/owners/" + Nip19.npub(ALICE)).as(OPERATOR).send();
+        String brokenChecksum = Nip19.npub(BOB).substring(0, 62) + (Nip19.npub(BOB).endsWith("q") ? "p" : "q");
+        ApiFixture.Reply refused = api.call("DELETE", "/v1/admin/owners/" + brokenChecksum).as(OPERATOR).send();
+
+        assertThat(purged.text()).isEqualTo("{\"owner\":\"" + ALICE.hex() + "\",\"deleted\":1}");
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().get("message").asText()).contains("npub").contains(brokenChecksum);
         assertThat(api.stored(bobs).state().wireName()).isEqualTo("scheduled");
     }
 
