@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Cost of accepting one signed event (SPEC §6): the full {@link EventSignatures} check (recompute the id,
+ * Cost of accepting one signed event (NIP-01, BIP-340): the full {@link EventSignatures} check (recompute the id,
  * decode the pubkey, BIP-340 verify with BouncyCastle), its id part alone, and strict wire reading plus the check,
  * for a typical kind-9 channel message (about 280 characters, mixed ASCII and non-ASCII, three tags).
  */

@@ -49,7 +49,10 @@ public final class ApplicationModule extends AbstractModule {
         return new AuthenticateRequestService(signatures, clock);
     }
 
-    /** Channel deletion, member removal and purges (SPEC §3.9): the operator routes and the NIP-29 feed call it. */
+    /**
+     * Channel deletion, member removal and purges (docs/scheduled-messages.md §6): the operator routes and the NIP-29
+     * feed call it.
+     */
     @Provides
     @Singleton
     DeletionService deletion(ChannelAdministration administration) {

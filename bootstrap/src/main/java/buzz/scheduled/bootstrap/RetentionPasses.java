@@ -9,9 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs retention pruning (SPEC §3.9: terminal messages older than {@code BUZZ_RETENTION_DAYS}, in small batches)
- * on one daemon thread: a first pass shortly after start, then one pass {@code every} after the previous one
- * ended, so passes never overlap. A failed pass is logged and the next one runs as planned. Every node runs it;
+ * Runs retention pruning (docs/scheduled-messages.md §6: terminal messages older than {@code BUZZ_RETENTION_DAYS}, in
+ * small batches) on one daemon thread: a first pass shortly after start, then one pass {@code every} after the previous
+ * one ended, so passes never overlap. A failed pass is logged and the next one runs as planned. Every node runs it;
  * the batched deletes skip rows another node holds, so concurrent passes are harmless.
  */
 final class RetentionPasses implements AutoCloseable {

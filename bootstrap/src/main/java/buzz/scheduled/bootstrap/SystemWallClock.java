@@ -5,7 +5,7 @@ import java.time.Instant;
 
 /**
  * The production {@link WallClock}: the operating system's clock. Bootstrap is the only production code allowed to
- * read it (an ArchUnit rule); delivery decisions use the database clock instead (SPEC §2).
+ * read it (an ArchUnit rule); delivery decisions use the database clock instead (docs/delivery.md "Time").
  */
 public final class SystemWallClock implements WallClock {
     @Override

@@ -18,8 +18,8 @@ import java.time.InstantSource;
 import java.util.Date;
 
 /**
- * The hexagon's rules (STYLE.md), checked on the production classes of every module. {@link ArchitectureRulesTest}
- * shows that each rule catches a violation.
+ * The hexagon's rules (README.md "Layout"), checked on the production classes of every module.
+ * {@link ArchitectureRulesTest} shows that each rule catches a violation.
  */
 @AnalyzeClasses(packages = "buzz.scheduled",
         importOptions = {ImportOption.DoNotIncludeTests.class, ArchitectureTest.DoNotIncludeTestJars.class})
@@ -43,7 +43,7 @@ class ArchitectureTest {
     static final ArchRule domain_depends_only_on_java_and_itself = classes()
             .that().resideInAPackage(DOMAIN)
             .should().onlyDependOnClassesThat().resideInAnyPackage("java..", DOMAIN)
-            .because("the domain must not import frameworks (STYLE.md: only java.* imports)");
+            .because("the domain must not import frameworks (README.md, Layout: only java.* imports)");
 
     /** The application knows the domain and its own ports, never an adapter or a framework. */
     @ArchTest
@@ -82,7 +82,7 @@ class ArchitectureTest {
             .that().resideInAPackage(HTTP_ADAPTER)
             .and().resideOutsideOfPackage(HTTP_ACCESS_POLICY)
             .should().dependOnClassesThat().resideInAPackage(OUTBOUND_PORTS)
-            .because("inbound ports own every type an inbound adapter sees (STYLE.md)");
+            .because("inbound ports own every type an inbound adapter sees (README.md, Layout)");
 
     /** Only bootstrap (and tests) may read the system clock; everything else takes the WallClock port or the database clock. */
     @ArchTest
@@ -93,7 +93,7 @@ class ArchitectureTest {
             .orShould().callConstructor(Date.class)
             .orShould().dependOnClassesThat().areAssignableTo(Clock.class)
             .orShould().dependOnClassesThat().areAssignableTo(InstantSource.class)
-            .because("time comes from the WallClock port or the database clock (SPEC §2)");
+            .because("time comes from the WallClock port or the database clock (docs/delivery.md, Time)");
 
     /** Generated jOOQ classes stay inside the PostgreSQL adapter. */
     @ArchTest
@@ -107,7 +107,7 @@ class ArchitectureTest {
     static final ArchRule only_bootstrap_uses_guice = noClasses()
             .that().resideOutsideOfPackage(BOOTSTRAP)
             .should().dependOnClassesThat().resideInAnyPackage("com.google.inject..")
-            .because("Guice belongs to bootstrap only (STYLE.md)");
+            .because("Guice belongs to bootstrap only (README.md, Layout)");
 
     /** Nothing depends on bootstrap: it is the outermost ring. */
     @ArchTest

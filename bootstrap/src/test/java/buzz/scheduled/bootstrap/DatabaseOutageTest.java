@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SCENARIOS F23's readiness part: {@code serve} (its own JVM) on a PostgreSQL cluster this test owns (initdb and
- * pg_ctl through the embedded binaries, on a free port), which the test stops so the database is really unreachable
- * (connections refused). Throughout, {@code /readyz} and {@code /metrics} answer a client that waits at most 1 s;
- * readiness says why it is not ready; owner writes get a {@code 503} with {@code Retry-After} at once and store
- * nothing; {@code /healthz} stays up (an external outage is not the process's fault). When the cluster is back,
+ * The readiness part of docs/failure-scenarios.md F23: {@code serve} (its own JVM) on a PostgreSQL cluster this test
+ * owns (initdb and pg_ctl through the embedded binaries, on a free port), which the test stops so the database is
+ * really unreachable (connections refused). Throughout, {@code /readyz} and {@code /metrics} answer a client that waits
+ * at most 1 s; readiness says why it is not ready; owner writes get a {@code 503} with {@code Retry-After} at once and
+ * store nothing; {@code /healthz} stays up (an external outage is not the process's fault). When the cluster is back,
  * readiness and writes recover and nothing admitted before is lost. With 200 sends in flight when the cluster stops
  * (their OKs arrive during the outage), every outcome is kept and written within seconds of its return: nothing is
  * resent and nothing stays {@code sending}.

@@ -24,10 +24,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SCENARIOS F25: the embedded PostgreSQL's postmaster is killed with SIGKILL under a running {@code serve} (its own
- * JVM, the real Node relay). The sidecar restarts it on the same port and data, so {@code /healthz} stays up,
- * {@code /readyz} fails only while it is down, every message admitted before the kill is delivered, and the log says
- * each change once. When it keeps dying, the sidecar gives up and {@code /healthz} fails so a supervisor restarts it.
+ * docs/failure-scenarios.md F25: the embedded PostgreSQL's postmaster is killed with SIGKILL under a running
+ * {@code serve} (its own JVM, the real Node relay). The sidecar restarts it on the same port and data, so
+ * {@code /healthz} stays up, {@code /readyz} fails only while it is down, every message admitted before the kill is
+ * delivered, and the log says each change once. When it keeps dying, the sidecar gives up and {@code /healthz} fails so
+ * a supervisor restarts it.
  */
 class EmbeddedDatabaseKilledTest {
 

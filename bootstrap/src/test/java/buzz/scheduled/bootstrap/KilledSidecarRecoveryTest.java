@@ -22,9 +22,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SCENARIO F6: the only sidecar is killed with SIGKILL while it holds 50 claims (its relay never answers, so the
- * sends hang in flight); started again against a relay that works, it publishes all 50 within the lease plus the
- * reaper's period, and none stays {@code claimed} or {@code sending}.
+ * docs/failure-scenarios.md F6: the only sidecar is killed with SIGKILL while it holds 50 claims (its relay never
+ * answers, so the sends hang in flight); started again against a relay that works, it publishes all 50 within the lease
+ * plus the reaper's period, and none stays {@code claimed} or {@code sending}.
  */
 class KilledSidecarRecoveryTest {
 

@@ -24,11 +24,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SCENARIOS F21: {@code DATABASE_URL} through a real PgBouncer in transaction mode (its own process, generated ini),
- * {@code BUZZ_DIRECT_DATABASE_URL} straight to PostgreSQL, {@code serve} in its own JVM and the real Node relay. It
- * must start (migrations over the direct URL; no named prepared statements through the pooler), admit concurrent
- * creates from several owners and deliver each within the usual second of its due time, which only LISTEN on the
- * direct URL achieves (the backstop poll is 30 s).
+ * docs/failure-scenarios.md F21: {@code DATABASE_URL} through a real PgBouncer in transaction mode (its own process,
+ * generated ini), {@code BUZZ_DIRECT_DATABASE_URL} straight to PostgreSQL, {@code serve} in its own JVM and the real
+ * Node relay. It must start (migrations over the direct URL; no named prepared statements through the pooler), admit
+ * concurrent creates from several owners and deliver each within the usual second of its due time, which only LISTEN on
+ * the direct URL achieves (the backstop poll is 30 s).
  */
 class PgBouncerTransactionModeTest {
 

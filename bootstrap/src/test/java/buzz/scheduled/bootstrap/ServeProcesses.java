@@ -38,7 +38,10 @@ final class ServeProcesses implements AutoCloseable {
 
     private final List<Process> started = new ArrayList<>();
 
-    /** Starts {@code serve} with {@code environment} (nothing inherited from SPEC §4's variables), output to {@code log}. */
+    /**
+     * Starts {@code serve} with {@code environment} (none of the variables of README.md "Configuration" inherited),
+     * output to {@code log}.
+     */
     Process start(Map<String, String> environment, Path log) throws IOException {
         ProcessBuilder builder = jar(environment, List.of("serve")).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
@@ -94,7 +97,8 @@ final class ServeProcesses implements AutoCloseable {
 
     /**
      * The jar's {@link Main} with {@code args}: the test class path's, or the shaded jar named by
-     * {@code buzz.serve.jar}; the environment holds none of SPEC §4's or the client's variables unless given.
+     * {@code buzz.serve.jar}; the environment holds none of the variables of README.md "Configuration" or the client's
+     * unless given.
      */
     private static ProcessBuilder jar(Map<String, String> environment, List<String> args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

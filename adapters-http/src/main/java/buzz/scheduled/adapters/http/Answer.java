@@ -56,10 +56,10 @@ sealed interface Answer {
     }
 
     /**
-     * An error: {@code {"error":"<code>","message":"<sentence>"}} (SPEC §4).
+     * An error: {@code {"error":"<code>","message":"<sentence>"}} (docs/openapi.yaml, schema {@code Error}).
      *
-     * @param code    machine-readable error code (SPEC §3 names, plus {@code invalid_request}, {@code unauthorized},
-     *                {@code not_found}, {@code feature_disabled}, {@code unavailable}, ...)
+     * @param code    machine-readable error code (the codes of docs/openapi.yaml, plus {@code invalid_request},
+     *                {@code unauthorized}, {@code not_found}, {@code feature_disabled}, {@code unavailable}, ...)
      * @param message human sentence saying what is wrong
      */
     record Problem(int status, String code, String message, Map<String, String> headers) implements Answer {
@@ -99,12 +99,12 @@ sealed interface Answer {
             return new Problem(503, "unavailable", message, Map.of("Retry-After", Long.toString(retryAfterSeconds)));
         }
 
-        /** An admission refusal (SPEC §3.1) with its status. */
+        /** An admission refusal (the admission order of docs/openapi.yaml) with its status. */
         static Problem refusal(Refusal refusal) {
             return new Problem(status(refusal.code()), refusal.code().wireName(), refusal.message());
         }
 
-        /** A state conflict (SPEC §3.3–3.5): always {@code 409}. */
+        /** A state conflict (docs/openapi.yaml, response {@code StateConflict}): always {@code 409}. */
         static Problem stateConflict(OwnerRefusal refusal, String message) {
             return new Problem(409, refusal.wireName(), message);
         }

@@ -13,21 +13,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sidecar's HTTP API (SPEC §4) on Javalin over Jetty with virtual threads: the owner routes (NIP-98
+ * The sidecar's HTTP API (docs/openapi.yaml) on Javalin over Jetty with virtual threads: the owner routes (NIP-98
  * authenticated, scoped to the authenticated pubkey, {@code 404 feature_disabled} while the feature is off), the
  * NIP-11 style info document, health, readiness, metrics and the OpenAPI document.
  *
  * <p>Every owner request goes: feature flag → body size cap ({@code 413 too_large}) → NIP-98 authentication
  * ({@code 401 unauthorized}) → strict body parse ({@code 400 invalid_request} / {@code 400 invalid_event}) → the use
- * case, which applies the rest of SPEC §3.1 in order. Use cases run under a deadline: a store or access policy that
- * cannot answer within {@link HttpSettings#requestTimeout()} (or throws a timeout/connection failure) gives
- * {@code 503 unavailable} with {@code Retry-After}, never a hung request.
+ * case, which applies the rest of the admission order of docs/openapi.yaml. Use cases run under a deadline: a store or
+ * access policy that cannot answer within {@link HttpSettings#requestTimeout()} (or throws a timeout/connection
+ * failure) gives {@code 503 unavailable} with {@code Retry-After}, never a hung request.
  *
- * <p>Operator routes (SPEC §4) are the third kind of route ({@link Routes.Handler}): NIP-98 authentication as for owners
- * ({@code 401 unauthorized}), then the pubkey must be in {@code RELAY_OPERATOR_PUBKEYS} ({@code 403 forbidden}
- * otherwise). They answer whether or not the feature flag is on: deletion and reservations matter for messages
- * already accepted. The operators' read routes ({@link AdminRoutes}) and the operator page ({@link OperatorPage})
- * are wired with {@link #operatorView}.
+ * <p>Operator routes (docs/openapi.yaml, tag operator) are the third kind of route ({@link Routes.Handler}): NIP-98
+ * authentication as for owners ({@code 401 unauthorized}), then the pubkey must be in {@code RELAY_OPERATOR_PUBKEYS}
+ * ({@code 403 forbidden} otherwise). They answer whether or not the feature flag is on: deletion and reservations
+ * matter for messages already accepted. The operators' read routes ({@link AdminRoutes}) and the operator page
+ * ({@link OperatorPage}) are wired with {@link #operatorView}.
  *
  * <p>Browsers: the NIP-11 document carries the CORS headers NIP-11 requires and answers {@code OPTIONS}
  * preflights; the owner routes answer the origins of {@link #cors} ({@code BUZZ_CORS_ORIGINS}), see {@link Cors}.

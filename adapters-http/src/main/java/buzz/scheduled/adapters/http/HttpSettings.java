@@ -4,7 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 
 /**
- * What the HTTP API needs to know besides the use cases (SPEC §3.11, §4).
+ * What the HTTP API needs to know besides the use cases (README.md "Configuration", docs/openapi.yaml).
  *
  * @param scheduledMessages  {@code BUZZ_SCHEDULED_MESSAGES}: when false every owner route answers
  *                           {@code 404 feature_disabled} and {@code /v1/info} advertises nothing

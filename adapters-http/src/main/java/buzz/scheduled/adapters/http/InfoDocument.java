@@ -9,12 +9,12 @@ import java.util.OptionalInt;
  * The NIP-11 style document of {@code GET /v1/info} (and {@code GET /} with
  * {@code Accept: application/nostr+json}). With the feature on it lists {@value #EXTENSION} in
  * {@code supported_extensions} and the limits in {@code limitation}; with it off it advertises nothing
- * (SPEC §3.11): an empty {@code supported_extensions} and no {@code limitation}. Always: {@code software} (the
- * project's URL), {@code version} and {@code pubkey} (the sidecar's own key, NIP-11's contact key), see
- * {@link ServerIdentity}.
+ * (docs/openapi.yaml {@code getInfo}): an empty {@code supported_extensions} and no {@code limitation}. Always:
+ * {@code software} (the project's URL), {@code version} and {@code pubkey} (the sidecar's own key, NIP-11's contact
+ * key), see {@link ServerIdentity}.
  */
 final class InfoDocument {
-    /** The draft feature's name (SPEC §3.11). */
+    /** The draft feature's name (docs/openapi.yaml {@code getInfo}). */
     static final String EXTENSION = "buzz-scheduled-messages-v1";
 
     private InfoDocument() {

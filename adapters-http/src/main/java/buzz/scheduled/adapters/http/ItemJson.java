@@ -8,9 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The item document of SPEC §4: {@code id, revision, state, reason, channel, event_id, due_at, attempts,
- * created_at, updated_at, published_at, event}. Times are Unix seconds; {@code reason} and {@code published_at}
- * are null when not applicable; {@code event} is absent once the payload is purged.
+ * The item document (docs/openapi.yaml, schema {@code Item}): {@code id, revision, state, reason, channel,
+ * event_id, due_at, attempts, created_at, updated_at, published_at, event}. Times are Unix seconds; {@code reason}
+ * and {@code published_at} are null when not applicable; {@code event} is absent once the payload is purged.
  */
 final class ItemJson {
     private ItemJson() {

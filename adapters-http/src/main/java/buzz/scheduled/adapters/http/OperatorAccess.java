@@ -5,8 +5,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Who may call the operator routes and what they call (SPEC §4): a NIP-98 authenticated pubkey listed in
- * {@code RELAY_OPERATOR_PUBKEYS}. Anyone else who authenticates gets {@code 403 forbidden}.
+ * Who may call the operator routes and what they call (docs/openapi.yaml, tag operator): a NIP-98 authenticated pubkey
+ * listed in {@code RELAY_OPERATOR_PUBKEYS}. Anyone else who authenticates gets {@code 403 forbidden}.
  *
  * @param operators the operator pubkeys (may be empty: then every operator request is forbidden)
  * @param useCases  the operator use cases; required when there is an operator

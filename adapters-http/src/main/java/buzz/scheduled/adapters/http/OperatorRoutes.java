@@ -13,8 +13,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The operator routes of SPEC §4 after authentication and the operator check: reservations (§3.10), channel
- * deletion, member removal, owner purge and full purge (§3.9), each answering a summary of what it did.
+ * The operator routes (docs/openapi.yaml, tag operator) after authentication and the operator check: reservations
+ * (docs/scheduled-messages.md §5), channel deletion, member removal, owner purge and full purge
+ * (docs/scheduled-messages.md §6), each answering a summary of what it did.
  */
 final class OperatorRoutes {
     static final String RESERVATIONS = "/v1/reservations";

@@ -5,7 +5,7 @@ import buzz.scheduled.application.port.in.PurgeMessagesUseCase;
 import buzz.scheduled.application.port.in.RemoveMemberUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 
-/** The use cases the operator routes call (SPEC §3.9, §3.10, §4). */
+/** The use cases the operator routes call (docs/scheduled-messages.md §5, §6; docs/openapi.yaml). */
 public record OperatorUseCases(ReservationsUseCase reservations, DeleteChannelUseCase deleteChannel,
                                RemoveMemberUseCase removeMember, PurgeMessagesUseCase purge) {
     public OperatorUseCases {

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * An authenticated owner request, copied out of the HTTP exchange so a route can run on another thread.
  *
- * @param owner      the NIP-98 authenticated pubkey; every read and write is scoped to it (SPEC §3.12)
+ * @param owner      the NIP-98 authenticated pubkey; every read and write is scoped to it (docs/openapi.yaml, info)
  * @param pathParams path parameters by name ({@code id})
  * @param query      query parameters, each with every value given, in order
  * @param headers    the request headers a route reads, by lowercase name, each with every value given

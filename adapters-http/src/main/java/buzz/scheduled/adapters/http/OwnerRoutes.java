@@ -25,8 +25,8 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The owner routes of SPEC §4 after authentication: create, list, get, edit, cancel and send now, each scoped to
- * the authenticated owner. Every outcome is an {@link Answer}; nothing here throws for bad input.
+ * The owner routes (docs/openapi.yaml, tag owner) after authentication: create, list, get, edit, cancel and send now,
+ * each scoped to the authenticated owner. Every outcome is an {@link Answer}; nothing here throws for bad input.
  */
 final class OwnerRoutes {
     /** Where items live; {@code Location} is the public base URL + this + "/" + id. */
@@ -49,7 +49,10 @@ final class OwnerRoutes {
         this.settings = settings;
     }
 
-    /** {@code POST /v1/scheduled-messages}: admission (SPEC §3.1) with stable retries (§3.2). */
+    /**
+     * {@code POST /v1/scheduled-messages}: admission with stable retries (docs/openapi.yaml
+     * {@code createScheduledMessage}).
+     */
     Answer create(OwnerRequest request) {
         Optional<Answer> badType = contentType(request);
         if (badType.isPresent()) {
@@ -166,7 +169,9 @@ final class OwnerRoutes {
                 .orElseGet(() -> missing(request));
     }
 
-    /** {@code PUT /v1/scheduled-messages/{id}} with {@code If-Match} (SPEC §3.3). */
+    /**
+     * {@code PUT /v1/scheduled-messages/{id}} with {@code If-Match} (docs/openapi.yaml {@code reviseScheduledMessage}).
+     */
     Answer revise(OwnerRequest request) {
         Optional<ScheduleId> id = id(request);
         if (id.isEmpty()) {
@@ -201,7 +206,7 @@ final class OwnerRoutes {
                 new ReviseMessageCommand(request.owner(), id.get(), event, expected)), 200);
     }
 
-    /** {@code DELETE /v1/scheduled-messages/{id}} (SPEC §3.4). */
+    /** {@code DELETE /v1/scheduled-messages/{id}} (docs/openapi.yaml {@code cancelScheduledMessage}). */
     Answer cancel(OwnerRequest request) {
         Optional<ScheduleId> id = id(request);
         if (id.isEmpty()) {
@@ -210,7 +215,10 @@ final class OwnerRoutes {
         return change(request, useCases.cancel().cancel(new CancelMessageCommand(request.owner(), id.get())), 200);
     }
 
-    /** {@code POST /v1/scheduled-messages/{id}/send-now}, optional body {@code {"event":{…}}} (SPEC §3.5). */
+    /**
+     * {@code POST /v1/scheduled-messages/{id}/send-now}, optional body {@code {"event":{…}}} (docs/openapi.yaml
+     * {@code sendScheduledMessageNow}).
+     */
     Answer sendNow(OwnerRequest request) {
         Optional<ScheduleId> id = id(request);
         if (id.isEmpty()) {

@@ -7,7 +7,7 @@ import buzz.scheduled.application.port.in.ReviseMessageUseCase;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase;
 import buzz.scheduled.application.port.in.SendNowUseCase;
 
-/** The owner use cases the owner routes call (SPEC §3.1–3.5, §4). */
+/** The owner use cases the owner routes call (docs/openapi.yaml, tag owner). */
 public record OwnerUseCases(ScheduleMessageUseCase schedule, ReviseMessageUseCase revise,
                             CancelMessageUseCase cancel, SendNowUseCase sendNow, GetMessageUseCase get,
                             ListMessagesUseCase list) {

@@ -6,7 +6,7 @@ import buzz.scheduled.domain.nostr.StrictJson;
 import java.util.Map;
 
 /**
- * Reads the owner routes' request envelope {@code {"event":{…}}} with the domain's strict reader (SPEC §6):
+ * Reads the owner routes' request envelope {@code {"event":{…}}} with the domain's strict reader (NIP-01):
  * a body that is not strict JSON, not an object, or has members other than {@code event} is
  * {@code 400 invalid_request}; an {@code event} that is not a well-formed NIP-01 event is {@code 400 invalid_event}.
  */

@@ -18,7 +18,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** {@code POST /v1/scheduled-messages}: every refusal of SPEC §3.1 over HTTP, each storing nothing. */
+/**
+ * {@code POST /v1/scheduled-messages}: every admission refusal of docs/openapi.yaml over HTTP, each storing nothing.
+ */
 class AdmissionRoutesTest {
     private ApiFixture api;
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Reads, edits (SPEC §3.3), cancels (§3.4) and send now (§3.5) over HTTP. */
+/** Reads, edits, cancels and send now over HTTP (docs/openapi.yaml, tag owner). */
 class ChangeRoutesTest {
     private ApiFixture api;
     private String id;

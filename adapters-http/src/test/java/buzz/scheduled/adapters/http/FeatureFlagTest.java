@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3.11: the feature flag gates the owner routes and what {@code /v1/info} advertises. */
+/**
+ * {@code BUZZ_SCHEDULED_MESSAGES} (README.md "Configuration"): the feature flag gates the owner routes and what
+ * {@code /v1/info} advertises.
+ */
 class FeatureFlagTest {
     private static final String ID_PATH = "/v1/scheduled-messages/00000000-0000-4000-8000-000000000001";
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Stable create retries (SPEC §3.2, scenario F14). */
+/** Stable create retries (docs/openapi.yaml {@code createScheduledMessage}, docs/failure-scenarios.md F14). */
 class IdempotentCreateTest {
     private ApiFixture api;
 

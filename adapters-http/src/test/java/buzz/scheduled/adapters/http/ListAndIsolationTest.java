@@ -17,7 +17,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** {@code GET /v1/scheduled-messages} filters and cursor, and owner isolation on every route (SPEC §3.12). */
+/**
+ * {@code GET /v1/scheduled-messages} filters and cursor, and owner isolation on every route (docs/openapi.yaml, info).
+ */
 class ListAndIsolationTest {
     private ApiFixture api;
     /** Alice's ids, ordered by due time (1 h, 2 h, … 4 h). */

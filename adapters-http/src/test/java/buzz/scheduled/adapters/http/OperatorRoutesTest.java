@@ -27,7 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The operator routes of SPEC §4: who may call them, what they answer and what they change. */
+/** The operator routes (docs/openapi.yaml, tag operator): who may call them, what they answer and what they change. */
 class OperatorRoutesTest {
     private static final String RESERVATIONS = "/v1/reservations";
     private static final String GENERAL_DELETED = "/v1/admin/channels/general/deleted";

@@ -9,8 +9,8 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
- * The database clock in statements (SPEC §2: every "is it due / has the lease expired" decision is taken on
- * it): {@code now()}, and {@code now()} moved by a duration, bound as whole microseconds (PostgreSQL's
+ * The database clock in statements (docs/delivery.md "Time": every "is it due / has the lease expired" decision is
+ * taken on it): {@code now()}, and {@code now()} moved by a duration, bound as whole microseconds (PostgreSQL's
  * timestamp resolution).
  */
 final class DatabaseClock {

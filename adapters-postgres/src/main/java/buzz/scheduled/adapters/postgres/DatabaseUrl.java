@@ -10,7 +10,7 @@ import java.util.Optional;
 /**
  * Where the PostgreSQL database is, as JDBC wants it: a {@code jdbc:postgresql:} URL plus optional credentials.
  *
- * <p>Parsed from the operator's {@code DATABASE_URL} (SPEC §4), which is either a libpq-style
+ * <p>Parsed from the operator's {@code DATABASE_URL} (README.md "Configuration"), which is either a libpq-style
  * {@code postgres://user:pass@host:port/db?param=value} (also {@code postgresql://}; user and password
  * percent-encoded; port defaults to 5432; query parameters such as {@code sslmode} are handed to the driver)
  * or a {@code jdbc:postgresql:} URL taken as it is (credentials may then sit in its query).

@@ -8,7 +8,7 @@ import java.time.Duration;
  * @param maximumPoolSize   most connections the pool opens, at least 1
  * @param connectionTimeout longest a caller waits for a free connection before getting an error (at least
  *                          250 ms, HikariCP's floor); keeps request threads from hanging when the pool is
- *                          exhausted (SCENARIOS F9)
+ *                          exhausted (docs/failure-scenarios.md F9)
  * @param poolName          name shown in logs and metrics, not blank
  * @throws IllegalArgumentException naming the value that is out of range
  */

@@ -34,8 +34,8 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
- * The channel administration port on PostgreSQL with jOOQ (SPEC §3.9, §3.10). Every operation is one short
- * transaction (a full purge and pruning: one per batch); "now" is the database's {@code now()}. Deletion takes
+ * The channel administration port on PostgreSQL with jOOQ (docs/scheduled-messages.md §5, §6). Every operation is one
+ * short transaction (a full purge and pruning: one per batch); "now" is the database's {@code now()}. Deletion takes
  * the same per-channel advisory lock as a create, so no create can slip a row into a channel between its
  * tombstone check and the deletion.
  */

@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wakes the dispatcher when PostgreSQL says work may be due sooner (SPEC §3.6, DELIVERY.md "Time"): a
+ * Wakes the dispatcher when PostgreSQL says work may be due sooner (docs/delivery.md "Time"): a
  * dedicated connection, outside the pool, runs {@code LISTEN buzz_scheduled_due}; migration V2's triggers
  * {@code NOTIFY} that channel at commit whenever rows enter {@code scheduled} or a scheduled row's due or
  * retry time moves, with the nearest "not before" time as Unix epoch milliseconds in the payload.

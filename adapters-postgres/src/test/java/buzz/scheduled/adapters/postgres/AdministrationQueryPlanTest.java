@@ -18,7 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Retention pruning and the reservation figures stay off the terminal rows that dominate a long-running table
- * (SCENARIOS F10): pruning walks the terminal index in small batches, the reservations read only pending rows.
+ * (docs/failure-scenarios.md F10): pruning walks the terminal index in small batches, the reservations read only
+ * pending rows.
  */
 class AdministrationQueryPlanTest {
 

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The pipelined publish path against relays that behave the way real ones do (the Node test relay in its modes)
- * and against faults only the fake can produce: lost answers and relays that never answer duplicates (SCENARIOS
- * F17), a message size limit that closes the connection (F18), AUTH bound to the relay's public URL (F19), a relay
- * that stops reading, a half-open connection, and an oversized message from the relay.
+ * and against faults only the fake can produce: lost answers and relays that never answer duplicates
+ * (docs/failure-scenarios.md F17), a message size limit that closes the connection (F18), AUTH bound to the relay's
+ * public URL (F19), a relay that stops reading, a half-open connection, and an oversized message from the relay.
  */
 class RelayClientPipelineTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);

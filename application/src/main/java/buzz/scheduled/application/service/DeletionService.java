@@ -10,9 +10,9 @@ import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 
 /**
- * Channel deletion, member removal and operator purges (SPEC §3.9) over {@link ChannelAdministration}. The
- * fenced pre-send step ({@link DeliveryService}) also refuses a deleted channel, so a message that was in
- * flight when the deletion committed and comes back for a retry is failed instead of published.
+ * Channel deletion, member removal and operator purges (docs/scheduled-messages.md §6) over
+ * {@link ChannelAdministration}. The fenced pre-send step ({@link DeliveryService}) also refuses a deleted channel, so
+ * a message that was in flight when the deletion committed and comes back for a retry is failed instead of published.
  */
 public final class DeletionService implements DeleteChannelUseCase, RemoveMemberUseCase, PurgeMessagesUseCase {
 

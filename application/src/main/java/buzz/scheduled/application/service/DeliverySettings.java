@@ -4,7 +4,7 @@ import buzz.scheduled.domain.schedule.Backoff;
 import java.time.Duration;
 
 /**
- * Timing of delivery (SPEC §3.6–3.8, DELIVERY.md).
+ * Timing of delivery (docs/delivery.md).
  *
  * @param lease          how long a claim is held before it can be reaped unless renewed
  * @param publishTimeout longest wait for the relay's {@code OK}

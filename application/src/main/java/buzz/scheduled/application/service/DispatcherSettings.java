@@ -69,7 +69,7 @@ public record DispatcherSettings(DeliverySettings delivery, int maxInFlight, int
         return Math.max(1, maxInFlight / 2);
     }
 
-    /** How often in-flight leases are renewed: a third of the lease (DELIVERY.md step 2). */
+    /** How often in-flight leases are renewed: a third of the lease (docs/delivery.md "The hot path", step 5). */
     public Duration renewEvery() {
         return delivery.lease().dividedBy(3);
     }

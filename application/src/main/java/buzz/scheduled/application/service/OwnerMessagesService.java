@@ -37,10 +37,10 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The owner's side: schedule, edit, cancel, send now, get and list (SPEC §3.1–3.5, §3.12). Admission applies
- * the rules in SPEC §3.1 order — event validity, ownership, kind/channel/size/expiration, time, then what the
- * relay's NIP-11 limitation refuses ({@link RelayAdmission}), then tombstone, access and limits — and stores
- * nothing on any refusal.
+ * The owner's side: schedule, edit, cancel, send now, get and list (docs/openapi.yaml, tag owner). Admission applies
+ * the rules in the admission order of docs/openapi.yaml — event validity, ownership, kind/channel/size/expiration,
+ * time, then what the relay's NIP-11 limitation refuses ({@link RelayAdmission}), then tombstone, access and limits —
+ * and stores nothing on any refusal.
  *
  * <p>"Now" is the store's clock ({@link StoreClock}), the clock delivery decides on, never this host's own: a host
  * whose clock drifts neither refuses events due within the drift nor dates a send-now away from the database's now.

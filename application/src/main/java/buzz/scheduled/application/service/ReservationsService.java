@@ -4,7 +4,7 @@ import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase.Reservations;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 
-/** Reads the late-delivery reservation figures (SPEC §3.10) from storage, on the database clock. */
+/** Reads the late-delivery reservation figures (docs/scheduled-messages.md §5) from storage, on the database clock. */
 public final class ReservationsService implements ReservationsUseCase {
 
     private final ChannelAdministration administration;

@@ -4,9 +4,9 @@ import buzz.scheduled.application.port.in.PruneRetentionUseCase;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 
 /**
- * Prunes terminal messages past the retention in small batches (SPEC §3.9, SCENARIOS F10). Each batch is its
- * own transaction, so a large backlog never becomes one long delete; a pass stops after its batch budget and
- * the next pass continues.
+ * Prunes terminal messages past the retention in small batches (docs/scheduled-messages.md §6,
+ * docs/failure-scenarios.md F10). Each batch is its own transaction, so a large backlog never becomes one long delete;
+ * a pass stops after its batch budget and the next pass continues.
  */
 public final class RetentionService implements PruneRetentionUseCase {
 

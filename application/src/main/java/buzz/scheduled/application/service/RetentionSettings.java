@@ -3,7 +3,7 @@ package buzz.scheduled.application.service;
 import java.time.Duration;
 
 /**
- * How terminal messages are pruned (SPEC §3.9).
+ * How terminal messages are pruned (docs/scheduled-messages.md §6).
  *
  * @param retention       how long a terminal message is kept after it last changed (default 7 days)
  * @param batchSize       rows deleted per transaction (small, so no pass holds long locks; default 500)

@@ -5,7 +5,7 @@ import buzz.scheduled.domain.schedule.AdmissionRules;
 import java.time.Duration;
 
 /**
- * Limits the owner operations apply (SPEC §3.1, §3.5, §4).
+ * Limits the owner operations apply (docs/scheduled-messages.md §4).
  *
  * @param rules        I/O-free admission rules (kinds, content size, horizon)
  * @param limits       pending-per-owner and per-channel-window limits checked with the create

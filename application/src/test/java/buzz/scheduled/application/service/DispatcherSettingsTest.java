@@ -7,7 +7,10 @@ import buzz.scheduled.domain.schedule.Backoff;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** SCENARIOS F5 and the dispatcher's own limits: bad configuration stops start-up with a precise message. */
+/**
+ * docs/failure-scenarios.md F5 and the dispatcher's own limits: bad configuration stops start-up with a precise
+ * message.
+ */
 class DispatcherSettingsTest {
     private static final Backoff BACKOFF = new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(60), () -> 0.5);
 

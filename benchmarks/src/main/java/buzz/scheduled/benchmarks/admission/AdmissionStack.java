@@ -43,9 +43,11 @@ import java.util.UUID;
  * per-channel limits are set to {@value #UNLIMITED} so the load measures admission, not refusals.
  */
 final class AdmissionStack implements AutoCloseable {
-    /** Pending-per-owner and per-channel-window limit used here (SPEC defaults: 100 and 30). */
+    /**
+     * Pending-per-owner and per-channel-window limit used here (defaults 100 and 30, docs/scheduled-messages.md §4).
+     */
     static final int UNLIMITED = 1_000_000;
-    /** SPEC §3.1 default horizon. */
+    /** The default horizon (docs/scheduled-messages.md §4). */
     static final Duration HORIZON = Duration.ofDays(120);
 
     private final HikariDataSource pool;

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * What reached the relay in one phase, judged against what was due: how many of the expected event ids arrived,
  * anything unexpected or repeated, and each arrival's lateness (first arrival minus due time). An arrival before its
- * due time is counted as early: the one thing that must never happen (SPEC §3.6).
+ * due time is counted as early: the one thing that must never happen (docs/delivery.md).
  *
  * @param expected       event ids that were due
  * @param received       expected ids that arrived at least once

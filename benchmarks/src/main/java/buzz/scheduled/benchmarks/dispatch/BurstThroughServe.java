@@ -26,10 +26,10 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 /**
- * SCENARIOS F12 through the whole sidecar of {@code serve}: {@code messages} messages from {@code owners} owners all
- * due in one second, on the embedded PostgreSQL under a fresh data directory, delivered to the {@link LoopbackRelay}
- * (which checks no signatures). Reports the time from the due second to the last publish, and whether every message
- * arrived exactly once and none early.
+ * docs/failure-scenarios.md F12 through the whole sidecar of {@code serve}: {@code messages} messages from
+ * {@code owners} owners all due in one second, on the embedded PostgreSQL under a fresh data directory, delivered to
+ * the {@link LoopbackRelay} (which checks no signatures). Reports the time from the due second to the last publish, and
+ * whether every message arrived exactly once and none early.
  *
  * <pre>{@code
  * java -cp benchmarks/target/benchmarks.jar buzz.scheduled.benchmarks.dispatch.BurstThroughServe [messages] [owners]

@@ -6,9 +6,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * SCENARIOS F12 through the whole sidecar of {@code serve} on its embedded PostgreSQL: 10 000 messages from 1 000
- * owners due in the same second are all published, none before its second, none twice. How fast is reported, not
- * asserted (docs/benchmarks.md, "Burst through serve"); the wait is only a bound on a broken run.
+ * docs/failure-scenarios.md F12 through the whole sidecar of {@code serve} on its embedded PostgreSQL: 10 000 messages
+ * from 1 000 owners due in the same second are all published, none before its second, none twice. How fast is printed,
+ * not asserted; the wait is only a bound on a broken run.
  */
 class BurstThroughServeTest {
 

@@ -2,7 +2,7 @@ package buzz.scheduled.bootstrap.config;
 
 /**
  * A configuration value from the environment is missing, malformed or inconsistent; start-up stops with this
- * message, which names the variable (SPEC §4).
+ * message, which names the variable (README.md "Configuration").
  */
 public final class InvalidConfigurationException extends IllegalArgumentException {
 

@@ -20,8 +20,9 @@ import java.util.Set;
 import java.util.function.DoubleSupplier;
 
 /**
- * The sidecar's whole configuration, read from environment variables (SPEC §4) by {@link #fromEnvironment(Map)}.
- * Every invalid value stops start-up with an {@link InvalidConfigurationException} naming the variable.
+ * The sidecar's whole configuration, read from environment variables (README.md "Configuration") by
+ * {@link #fromEnvironment(Map)}. Every invalid value stops start-up with an {@link InvalidConfigurationException}
+ * naming the variable.
  *
  * @param scheduledMessages {@code BUZZ_SCHEDULED_MESSAGES}: whether owner routes are served and advertised
  * @param dataDirectory     {@code BUZZ_DATA_DIR}: embedded database files, generated keys (default {@code ./var})
@@ -29,8 +30,8 @@ import java.util.function.DoubleSupplier;
  * @param http              listen address and the public URL NIP-98 {@code u} tags are checked against
  * @param relay             relay URL and the sidecar's key file for NIP-42 AUTH
  * @param access            who may use operator routes and which access policy decides channel access
- * @param limits            admission limits (SPEC §3.1)
- * @param delivery          delivery timing (SPEC §3.6–3.9, DELIVERY.md)
+ * @param limits            admission limits (docs/scheduled-messages.md §4)
+ * @param delivery          delivery timing (docs/delivery.md)
  * @param operations        log level and format, browser origins for the owner routes
  */
 public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Database database, Http http, Relay relay,
@@ -84,7 +85,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
             BUZZ_RETENTION_DAYS, BUZZ_LOG_LEVEL, BUZZ_LOG_FORMAT, BUZZ_CORS_ORIGINS, BUZZ_NIP29_PAGE_SIZE,
             BUZZ_RELAY_INFO_REFRESH_SECONDS);
 
-    /** The fixed per-channel limit of SPEC §3.1: 30 messages due in one 5-minute window. */
+    /** The fixed per-channel limit (docs/scheduled-messages.md §4): 30 messages due in one 5-minute window. */
     public static final int MAX_PER_CHANNEL_WINDOW = 30;
     /** The window of {@link #MAX_PER_CHANNEL_WINDOW}. */
     public static final Duration CHANNEL_WINDOW = Duration.ofMinutes(5);
@@ -280,8 +281,8 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     }
 
     /**
-     * Retention pruning (SPEC §3.9): {@code BUZZ_RETENTION_DAYS}, with the default batch size (500 rows per
-     * transaction) and batch budget per pass.
+     * Retention pruning (docs/scheduled-messages.md §6): {@code BUZZ_RETENTION_DAYS}, with the default batch size (500
+     * rows per transaction) and batch budget per pass.
      */
     public RetentionSettings retentionSettings() {
         return new RetentionSettings(delivery.retention(), RetentionSettings.DEFAULT_BATCH_SIZE,

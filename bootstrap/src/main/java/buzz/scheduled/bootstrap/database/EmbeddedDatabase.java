@@ -27,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A PostgreSQL server run by the sidecar itself when {@code DATABASE_URL} is unset (SPEC §4), with its files under
- * the data directory so data survives restarts:
+ * A PostgreSQL server run by the sidecar itself when {@code DATABASE_URL} is unset (README.md "Configuration"), with
+ * its files under the data directory so data survives restarts:
  * <pre>
  * BUZZ_DATA_DIR/
  *   pgdata/                        the PostgreSQL cluster (PostgreSQL's own logs in pgdata/log/)

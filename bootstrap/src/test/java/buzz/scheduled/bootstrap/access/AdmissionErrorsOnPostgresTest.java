@@ -31,7 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every error code of SPEC §3 and every status of SPEC §4's owner routes, through the sidecar as {@code serve}
+ * Every error code and every status of the owner routes in docs/openapi.yaml, through the sidecar as {@code serve}
  * wires it: real PostgreSQL, real BIP-340 events, real NIP-98 headers, and the {@code http} access policy with a
  * local callback (so access refusals come from a policy, as in production). Each refusal also asserts that
  * nothing was stored: no message row and no revision row changed.

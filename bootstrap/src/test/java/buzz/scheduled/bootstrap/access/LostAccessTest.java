@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SCENARIOS F15 with the real test relay and PostgreSQL: schedule, then the owner loses access to the channel
- * before the due time. Nothing is sent; the item fails {@code access_denied} (nip29 policy, the pre-send check)
+ * docs/failure-scenarios.md F15 with the real test relay and PostgreSQL: schedule, then the owner loses access to the
+ * channel before the due time. Nothing is sent; the item fails {@code access_denied} (nip29 policy, the pre-send check)
  * or {@code relay_rejected} (relay policy, the relay's {@code restricted:}) and is not retried.
  */
 class LostAccessTest {

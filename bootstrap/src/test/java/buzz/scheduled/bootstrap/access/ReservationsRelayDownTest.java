@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SPEC §3.10 / SCENARIOS F16 with the real relay stopped and restarted: {@code held_before} is null while
- * nothing is overdue, equals the overdue message's due time while the relay is down, and is null again once the
- * message is published (relay back) or has expired (lateness limit passed). Read over the operator route and the
- * metrics.
+ * docs/scheduled-messages.md §5 / docs/failure-scenarios.md F16 with the real relay stopped and restarted:
+ * {@code held_before} is null while nothing is overdue, equals the overdue message's due time while the relay is down,
+ * and is null again once the message is published (relay back) or has expired (lateness limit passed). Read over the
+ * operator route and the metrics.
  */
 class ReservationsRelayDownTest {
 

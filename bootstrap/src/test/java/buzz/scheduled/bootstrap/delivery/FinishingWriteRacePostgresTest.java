@@ -25,8 +25,8 @@ import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SCENARIOS F8 on real PostgreSQL row locks: leases expire, then 40 {@code published} finishing writes race
- * one reaper. Per message exactly one conditional write wins, and no message ends both published and
+ * docs/failure-scenarios.md F8 on real PostgreSQL row locks: leases expire, then 40 {@code published} finishing writes
+ * race one reaper. Per message exactly one conditional write wins, and no message ends both published and
  * scheduled.
  */
 class FinishingWriteRacePostgresTest {

@@ -22,10 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SCENARIOS F1 with real PostgreSQL and the real test relay. The relay accepts {@code E(r1)}, then the write that
- * records {@code published} fails. When the database is back within seconds (connections dropped under the write),
- * the finisher writes it again within the lease: published once, sent once. When it stays out past the lease and
- * the reaper's grace, the reaper returns the item, it is claimed and sent again, the relay answers
+ * docs/failure-scenarios.md F1 with real PostgreSQL and the real test relay. The relay accepts {@code E(r1)}, then the
+ * write that records {@code published} fails. When the database is back within seconds (connections dropped under the
+ * write), the finisher writes it again within the lease: published once, sent once. When it stays out past the lease
+ * and the reaper's grace, the reaper returns the item, it is claimed and sent again, the relay answers
  * {@code duplicate:}, and it ends {@code published} once; no other event id reaches the relay.
  */
 class LostFinishingWriteTest {

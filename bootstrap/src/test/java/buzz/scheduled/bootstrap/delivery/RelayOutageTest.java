@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SCENARIOS F16 end to end, compressed in time (lateness limit 20 s instead of 900 s, backoff 0.5 s to 2 s): the
- * real test relay is down around a message's due time; the dispatcher retries with backoff, and publishes once
- * the relay is back within the lateness limit; a message whose relay stays down past the limit fails
+ * docs/failure-scenarios.md F16 end to end, compressed in time (lateness limit 20 s instead of 900 s, backoff 0.5 s to
+ * 2 s): the real test relay is down around a message's due time; the dispatcher retries with backoff, and publishes
+ * once the relay is back within the lateness limit; a message whose relay stays down past the limit fails
  * {@code expired}. Nothing reaches the relay before its due time.
  */
 class RelayOutageTest {

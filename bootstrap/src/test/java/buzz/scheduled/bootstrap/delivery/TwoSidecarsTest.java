@@ -37,10 +37,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SCENARIOS F11 with real PostgreSQL and the real test relay: two sidecars (each its own pool, listener, relay
- * connection and dispatcher) on one database, 10 000 messages due now ({@code -Dbuzz.test.f11.messages=N} to
- * change). Expected: 10 000 distinct event ids at the relay, nothing left unpublished, and no item published
- * twice by the happy path (each event handed to the relay exactly once).
+ * docs/failure-scenarios.md F11 with real PostgreSQL and the real test relay: two sidecars (each its own pool,
+ * listener, relay connection and dispatcher) on one database, 10 000 messages due now
+ * ({@code -Dbuzz.test.f11.messages=N} to change). Expected: 10 000 distinct event ids at the relay, nothing left
+ * unpublished, and no item published twice by the happy path (each event handed to the relay exactly once).
  */
 class TwoSidecarsTest {
     private static final int MESSAGES = Integer.getInteger("buzz.test.f11.messages", 10_000);

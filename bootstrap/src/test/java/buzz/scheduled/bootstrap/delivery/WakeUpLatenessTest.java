@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SCENARIOS F3 with real PostgreSQL (LISTEN/NOTIFY), the real dispatcher and the real test relay: an idle
- * sidecar, then 100 messages due at random instants over a window (60 s as the scenario says; set
+ * docs/failure-scenarios.md F3 with real PostgreSQL (LISTEN/NOTIFY), the real dispatcher and the real test relay: an
+ * idle sidecar, then 100 messages due at random instants over a window (60 s as the scenario says; set
  * {@code -Dbuzz.test.f3.windowSeconds=N} to shorten it). None may be sent before its due time by the
  * database clock, and the 99th percentile of lateness must be at most 1 s.
  */

@@ -10,18 +10,18 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The admission rules of SPEC §3.1 that need no I/O, checked in a fixed order: ownership, kind, channel,
- * size, expiration, then time. Signature validity comes before (the signature port); access, tombstones and
- * limits after (they need storage or the relay).
+ * The admission rules (admission order of docs/openapi.yaml) that need no I/O, checked in a fixed order: ownership,
+ * kind, channel, size, expiration, then time. Signature validity comes before (the signature port); access, tombstones
+ * and limits after (they need storage or the relay).
  *
  * @param allowedKinds     kinds an owner may schedule (default 9, 40002, 40008, 45001, 45003, 1)
  * @param maxContentBytes  largest content in UTF-8 bytes (default 256 KiB)
  * @param horizon          how far ahead a due time may be (default 120 days)
  */
 public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Duration horizon) {
-    /** SPEC §3.1 default kinds. */
+    /** The default allowed kinds (docs/scheduled-messages.md §4). */
     public static final Set<Integer> DEFAULT_KINDS = Set.of(9, 40002, 40008, 45001, 45003, 1);
-    /** SPEC §3.1 default content limit: 256 KiB. */
+    /** The default content limit: 256 KiB (docs/scheduled-messages.md §4). */
     public static final int DEFAULT_MAX_CONTENT_BYTES = 256 * 1024;
 
     public AdmissionRules {
@@ -48,7 +48,7 @@ public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Dur
     /**
      * Checks {@code event}, submitted by {@code authenticated}, at {@code now}.
      *
-     * @return the admission, or the first refusal in SPEC §3.1 order
+     * @return the admission, or the first refusal in the admission order of docs/openapi.yaml
      */
     public AdmissionVerdict check(NostrEvent event, PublicKey authenticated, Timing timing, Instant now) {
         if (!event.pubkey().equals(authenticated)) {

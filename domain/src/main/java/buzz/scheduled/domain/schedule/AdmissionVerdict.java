@@ -6,7 +6,7 @@ public sealed interface AdmissionVerdict {
     record Admitted(Admission admission) implements AdmissionVerdict {
     }
 
-    /** The first rule that failed, in SPEC §3.1 order. */
+    /** The first rule that failed, in the admission order of docs/openapi.yaml. */
     record Refused(Refusal refusal) implements AdmissionVerdict {
     }
 }

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.function.DoubleSupplier;
 
 /**
- * Exponential backoff with "equal jitter" for transient relay failures (SPEC §3.7): the n-th retry waits
- * {@code d/2 + jitter·d/2} where {@code d = min(cap, base·2^(n-1))} and jitter is uniform in [0, 1).
+ * Exponential backoff with "equal jitter" for transient relay failures (docs/delivery.md "The hot path", step 4): the
+ * n-th retry waits {@code d/2 + jitter·d/2} where {@code d = min(cap, base·2^(n-1))} and jitter is uniform in [0, 1).
  *
  * @param base   delay before the first retry (before jitter), at least 1 ms
  * @param cap    largest delay (before jitter)

@@ -2,7 +2,10 @@ package buzz.scheduled.domain.schedule;
 
 import java.util.Arrays;
 
-/** Why a scheduled message ended {@code failed} (SPEC §2); the wire name is what the API shows. */
+/**
+ * Why a scheduled message ended {@code failed} (docs/openapi.yaml, schema {@code Item}); the wire name is what the API
+ * shows.
+ */
 public enum FailureReason {
     /** The access policy denied the owner at delivery. */
     ACCESS_DENIED("access_denied"),

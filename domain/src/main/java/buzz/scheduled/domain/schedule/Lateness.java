@@ -3,7 +3,9 @@ package buzz.scheduled.domain.schedule;
 import java.time.Duration;
 import java.time.Instant;
 
-/** The lateness limit (SPEC §3.6, {@code BUZZ_MAX_LATENESS_SECONDS}): past it a message fails {@code expired}. */
+/**
+ * The lateness limit ({@code BUZZ_MAX_LATENESS_SECONDS}, docs/delivery.md): past it a message fails {@code expired}.
+ */
 public final class Lateness {
     private Lateness() {
     }

@@ -1,6 +1,9 @@
 package buzz.scheduled.domain.schedule;
 
-/** Why the owner cannot change a message in its current state (SPEC §3.3–3.5); the wire name is the error code. */
+/**
+ * Why the owner cannot change a message in its current state (docs/openapi.yaml, response {@code StateConflict}); the
+ * wire name is the error code.
+ */
 public enum OwnerRefusal {
     /** It is in {@code sending}: one relay round trip during which nobody can change it. */
     DISPATCHING("dispatching"),

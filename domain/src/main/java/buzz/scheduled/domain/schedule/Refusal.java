@@ -3,7 +3,7 @@ package buzz.scheduled.domain.schedule;
 /**
  * A refused admission: the code the API answers and a sentence saying what is wrong.
  *
- * @param code    SPEC §3.1 code
+ * @param code    admission refusal code (docs/openapi.yaml)
  * @param message human sentence naming the offending value
  */
 public record Refusal(RefusalCode code, String message) {

@@ -1,6 +1,6 @@
 package buzz.scheduled.domain.schedule;
 
-/** Why an event is not admitted (SPEC §3.1); the wire name is the API error code. */
+/** Why an event is not admitted (the admission order of docs/openapi.yaml); the wire name is the API error code. */
 public enum RefusalCode {
     INVALID_EVENT("invalid_event"),
     PUBKEY_MISMATCH("pubkey_mismatch"),

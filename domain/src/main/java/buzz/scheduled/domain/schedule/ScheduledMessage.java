@@ -94,11 +94,12 @@ public record ScheduledMessage(
     }
 
     // ---------------------------------------------------------------------------------------------------
-    // Owner operations (SPEC §3.3–3.5)
+    // Owner operations (docs/openapi.yaml, tag owner)
 
     /**
-     * Replaces the event with a newly admitted one as the next revision (SPEC §3.3). In {@code claimed} the
-     * new revision revokes the claim: the claimant's fenced writes will no longer match.
+     * Replaces the event with a newly admitted one as the next revision (docs/openapi.yaml
+     * {@code reviseScheduledMessage}). In {@code claimed} the new revision revokes the claim: the claimant's fenced
+     * writes will no longer match.
      *
      * @param expected the revision the owner read ({@code If-Match})
      */
@@ -129,8 +130,8 @@ public record ScheduledMessage(
     }
 
     /**
-     * Cancels it (SPEC §3.4) and drops the event payload at once. Cancelling a cancelled message answers it
-     * again unchanged.
+     * Cancels it (docs/openapi.yaml {@code cancelScheduledMessage}) and drops the event payload at once. Cancelling a
+     * cancelled message answers it again unchanged.
      */
     public OwnerOutcome cancel(Instant now) {
         return switch (Transition.CANCEL.from(state.stateName())) {
@@ -144,7 +145,8 @@ public record ScheduledMessage(
     }
 
     /**
-     * Makes it due now with a newly signed event (SPEC §3.5): a new revision, due at {@code now}.
+     * Makes it due now with a newly signed event (docs/openapi.yaml {@code sendScheduledMessageNow}): a new revision,
+     * due at {@code now}.
      *
      * @param relayWindow how far from {@code now} the relay accepts a {@code created_at}
      */
@@ -161,8 +163,8 @@ public record ScheduledMessage(
     }
 
     /**
-     * Makes it due now with the stored event (SPEC §3.5), allowed only while the stored {@code created_at} is
-     * within the relay's window of {@code now}; else {@code resign_required}.
+     * Makes it due now with the stored event (docs/openapi.yaml {@code sendScheduledMessageNow}), allowed only while
+     * the stored {@code created_at} is within the relay's window of {@code now}; else {@code resign_required}.
      */
     public OwnerOutcome sendNow(Duration relayWindow, Instant now) {
         return switch (Transition.SEND_NOW.from(state.stateName())) {

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** SPEC §3.1, the rules that need no I/O: each refusal, its boundaries, and which refusal wins. */
+/** Admission (docs/openapi.yaml), the rules that need no I/O: each refusal, its boundaries, and which refusal wins. */
 class AdmissionRulesTest {
 
     private static final Instant NOW = Instant.ofEpochSecond(1_800_000_000L);
@@ -347,7 +347,7 @@ class AdmissionRulesTest {
         }
     }
 
-    /** One way to break each rule, in SPEC §3.1 order. */
+    /** One way to break each rule, in the admission order of docs/openapi.yaml. */
     private static final List<Breach> BREACHES = List.of(
             new Breach(RefusalCode.PUBKEY_MISMATCH, s -> s.authenticated = EventFixture.STRANGER),
             new Breach(RefusalCode.KIND_NOT_ALLOWED, s -> s.event.kind(7)),

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Exponential backoff with equal jitter (SPEC §3.7): delay in [d/2, d) with d = min(cap, base·2^(n-1)). */
+/** Exponential backoff with equal jitter (docs/delivery.md): delay in [d/2, d) with d = min(cap, base·2^(n-1)). */
 class BackoffTest {
 
     private static final Duration BASE = Duration.ofSeconds(1);

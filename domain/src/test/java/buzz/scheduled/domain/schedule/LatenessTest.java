@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
-/** The lateness limit (SPEC §3.6): strictly more than {@code maxLateness} after the due time. */
+/** The lateness limit (docs/delivery.md "The hot path"): strictly more than {@code maxLateness} after the due time. */
 class LatenessTest {
 
     private static final Instant DUE = Instant.ofEpochSecond(1_900_000_000L);

@@ -29,7 +29,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The aggregate's own invariants, accessors and send-now rules (SPEC §2, §3.5). */
+/**
+ * The aggregate's own invariants, accessors and send-now rules (docs/delivery.md, docs/openapi.yaml
+ * {@code sendScheduledMessageNow}).
+ */
 class ScheduledMessageTest {
 
     private static final Channel GENERAL = new Channel(EventFixture.CHANNEL);

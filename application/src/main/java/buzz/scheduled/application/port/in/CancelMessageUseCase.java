@@ -3,7 +3,7 @@ package buzz.scheduled.application.port.in;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.ScheduleId;
 
-/** Cancels a pending message and drops its event payload (SPEC §3.4). */
+/** Cancels a pending message and drops its event payload (docs/openapi.yaml {@code cancelScheduledMessage}). */
 public interface CancelMessageUseCase {
 
     /** Cancels; a cancelled message is answered again unchanged. */

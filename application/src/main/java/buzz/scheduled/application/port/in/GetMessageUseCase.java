@@ -5,7 +5,7 @@ import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.util.Optional;
 
-/** Reads one of an owner's messages (SPEC §3.12: another owner's id is as missing as an unknown one). */
+/** Reads one of an owner's messages (docs/openapi.yaml, info: another owner's id is as missing as an unknown one). */
 public interface GetMessageUseCase {
 
     /** The message if it exists and belongs to {@code owner}. */

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-/** Lists an owner's messages by due time with an opaque cursor (SPEC §4). */
+/** Lists an owner's messages by due time with an opaque cursor (docs/openapi.yaml {@code listScheduledMessages}). */
 public interface ListMessagesUseCase {
 
     /** One page; default filters are the adapter's business (non-terminal states, limit 50). */

@@ -23,7 +23,7 @@ public sealed interface OwnerChangeResult {
     record StateConflict(OwnerRefusal refusal, String message) implements OwnerChangeResult {
     }
 
-    /** The new event failed admission (SPEC §3.1). */
+    /** The new event failed admission (the admission order of docs/openapi.yaml). */
     record Refused(Refusal refusal) implements OwnerChangeResult {
     }
 

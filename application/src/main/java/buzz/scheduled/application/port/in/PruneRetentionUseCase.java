@@ -2,7 +2,7 @@ package buzz.scheduled.application.port.in;
 
 /**
  * Deletes terminal messages ({@code published}, {@code cancelled}, {@code failed}) older than the retention
- * (SPEC §3.9, default 7 days) in small batches, each its own short transaction.
+ * (docs/scheduled-messages.md §6, default 7 days) in small batches, each its own short transaction.
  */
 public interface PruneRetentionUseCase {
 

@@ -2,7 +2,7 @@ package buzz.scheduled.application.port.in;
 
 import buzz.scheduled.domain.nostr.PublicKey;
 
-/** Operator purges (SPEC §3.9): delete an owner's messages, or everyone's, rows and all. */
+/** Operator purges (docs/scheduled-messages.md §6): delete an owner's messages, or everyone's, rows and all. */
 public interface PurgeMessagesUseCase {
 
     /**

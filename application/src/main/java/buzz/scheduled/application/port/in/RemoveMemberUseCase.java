@@ -4,8 +4,8 @@ import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 
 /**
- * Records that a member left or was removed from a channel (SPEC §3.9): their pending messages there fail
- * {@code member_removed}. Triggered by an operator route or by the relay's NIP-29 {@code kind 9001}
+ * Records that a member left or was removed from a channel (docs/scheduled-messages.md §6): their pending messages
+ * there fail {@code member_removed}. Triggered by an operator route or by the relay's NIP-29 {@code kind 9001}
  * remove-user event.
  */
 public interface RemoveMemberUseCase {

@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The late-delivery reservation (SPEC §3.10): {@code held_before} is the oldest due time of a non-terminal
- * message that is already due, so a relay serving reads from replicas knows which time range an overdue
+ * The late-delivery reservation (docs/scheduled-messages.md §5): {@code held_before} is the oldest due time of a
+ * non-terminal message that is already due, so a relay serving reads from replicas knows which time range an overdue
  * scheduled event may still land in.
  */
 public interface ReservationsUseCase {

@@ -5,7 +5,10 @@ import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 
-/** Replaces a pending message's event with a newly signed one as its next revision (SPEC §3.3). */
+/**
+ * Replaces a pending message's event with a newly signed one as its next revision (docs/openapi.yaml
+ * {@code reviseScheduledMessage}).
+ */
 public interface ReviseMessageUseCase {
 
     /** Re-admits {@code event} fully, then compare-and-sets the new revision. */

@@ -6,10 +6,10 @@ import buzz.scheduled.domain.schedule.Refusal;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.util.Optional;
 
-/** Admits a signed event for later delivery (SPEC §3.1–3.2). */
+/** Admits a signed event for later delivery (docs/openapi.yaml {@code createScheduledMessage}). */
 public interface ScheduleMessageUseCase {
 
-    /** Applies every admission rule in SPEC §3.1 order; stores nothing on any refusal. */
+    /** Applies every admission rule in the admission order of docs/openapi.yaml; stores nothing on any refusal. */
     ScheduleResult schedule(ScheduleMessageCommand command);
 
     /**
@@ -38,7 +38,7 @@ public interface ScheduleMessageUseCase {
         record Replayed(ScheduledMessage message) implements ScheduleResult {
         }
 
-        /** A rule of SPEC §3.1 refused it. */
+        /** An admission rule (admission order of docs/openapi.yaml) refused it. */
         record Refused(Refusal refusal) implements ScheduleResult {
         }
 

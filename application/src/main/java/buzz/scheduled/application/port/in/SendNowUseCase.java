@@ -5,7 +5,7 @@ import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import java.util.Optional;
 
-/** Makes a pending message due now (SPEC §3.5). */
+/** Makes a pending message due now (docs/openapi.yaml {@code sendScheduledMessageNow}). */
 public interface SendNowUseCase {
 
     /**

@@ -6,7 +6,7 @@ import buzz.scheduled.domain.schedule.RefusalCode;
 
 /**
  * Decides whether an owner may post an event of a kind in a channel, at admission and again right before
- * delivery (SPEC §3.1, §3.6). Chosen by {@code BUZZ_ACCESS_POLICY}.
+ * delivery (docs/scheduled-messages.md §7). Chosen by {@code BUZZ_ACCESS_POLICY}.
  */
 public interface AccessPolicy {
 

@@ -8,9 +8,9 @@ import buzz.scheduled.domain.schedule.Channel;
 import java.time.Duration;
 
 /**
- * Bulk storage operations for deletion, purges, retention and reservations (SPEC §3.9, §3.10). Each method is
- * one short transaction (pruning: one per batch) and decides on the store's clock. Implementations: PostgreSQL
- * (production) and an in-memory fake over the in-memory schedule store (tests).
+ * Bulk storage operations for deletion, purges, retention and reservations (docs/scheduled-messages.md §5, §6). Each
+ * method is one short transaction (pruning: one per batch) and decides on the store's clock. Implementations:
+ * PostgreSQL (production) and an in-memory fake over the in-memory schedule store (tests).
  */
 public interface ChannelAdministration {
 
@@ -53,6 +53,6 @@ public interface ChannelAdministration {
      */
     int pruneTerminal(Duration olderThan, int batch);
 
-    /** The late-delivery reservation figures (SPEC §3.10) on the store's clock. */
+    /** The late-delivery reservation figures (docs/scheduled-messages.md §5) on the store's clock. */
     Reservations reservations();
 }

@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * Tells a sleeping dispatcher that work may have become due sooner than it planned (SPEC §3.6, DELIVERY.md
+ * Tells a sleeping dispatcher that work may have become due sooner than it planned (docs/delivery.md
  * "Time"): PostgreSQL {@code LISTEN buzz_scheduled_due} in production, an in-process latch in tests. A
  * notification is sticky: one that arrives while nobody waits makes the next {@link #awaitWork} return at
  * once, so no wake-up is lost between computing the next due time and starting to wait.

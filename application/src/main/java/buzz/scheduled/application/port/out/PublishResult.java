@@ -3,7 +3,7 @@ package buzz.scheduled.application.port.out;
 import java.util.Set;
 
 /**
- * What the relay made of one publish attempt (NIP-01 {@code OK} prefixes; docs/delivery.md, "Relay answers").
+ * What the relay made of one publish attempt (NIP-01 {@code OK} prefixes; docs/delivery.md, "The hot path").
  */
 public sealed interface PublishResult {
 
