@@ -1,8 +1,8 @@
--- Scheduled messages: one row per message holding its current revision and state (SPEC §2),
+-- Scheduled messages: one row per message holding its current revision and state (docs/delivery.md),
 -- the revision history, idempotency keys, the fencing-token sequence and channel tombstones.
 --
 -- Times are timestamptz. Every "is it due / has the lease expired" decision is taken with now() inside
--- the statement that acts on it (SPEC §2, DELIVERY "Time"), never with an application clock.
+-- the statement that acts on it (docs/delivery.md, "Time"), never with an application clock.
 
 CREATE SEQUENCE fencing_token_seq AS bigint START WITH 1 INCREMENT BY 1 NO CYCLE;
 
@@ -52,7 +52,7 @@ CREATE TABLE scheduled_message (
 );
 
 -- The claim reads only claimable rows, oldest due time first; the partial index keeps terminal rows
--- (the vast majority after a while) out of its way (SCENARIOS F10).
+-- (the vast majority after a while) out of its way (docs/failure-scenarios.md, F10).
 CREATE INDEX scheduled_message_claimable_idx ON scheduled_message (due_at, id) WHERE state = 'scheduled';
 
 -- Rows waiting for a retry: the wake-up computation needs the nearest retry time without a scan.
@@ -90,7 +90,7 @@ CREATE TABLE scheduled_message_revision (
     CONSTRAINT scheduled_message_revision_event_id_hex CHECK (event_id ~ '^[0-9a-f]{64}$')
 );
 
--- Stable create retries (SPEC §3.2): (owner, key) names one message; event_id is the request fingerprint.
+-- Stable create retries (docs/openapi.yaml, Idempotency-Key): (owner, key) names one message; event_id is the request fingerprint.
 CREATE TABLE idempotency_key (
     owner         varchar(64) NOT NULL,
     key           varchar     NOT NULL,
@@ -105,7 +105,7 @@ CREATE TABLE idempotency_key (
 
 CREATE INDEX idempotency_key_message_idx ON idempotency_key (message_id);
 
--- Deleted channels (SPEC §3.9): later admissions to them are refused.
+-- Deleted channels (docs/scheduled-messages.md §6): later admissions to them are refused.
 CREATE TABLE channel_tombstone (
     channel       varchar     NOT NULL,
     deleted_at    timestamptz NOT NULL DEFAULT now(),

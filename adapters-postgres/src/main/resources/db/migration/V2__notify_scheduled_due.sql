@@ -1,4 +1,4 @@
--- Wake-up signal for the dispatcher (SPEC §3.6, DELIVERY "Time"): whenever rows enter `scheduled`, or a
+-- Wake-up signal for the dispatcher (docs/delivery.md, "Time"): whenever rows enter `scheduled`, or a
 -- scheduled row's due or retry time moves, NOTIFY channel `buzz_scheduled_due` once per statement with the
 -- nearest "not before" time among those rows (coalesce(retry_at, due_at)) as payload, written as Unix epoch
 -- milliseconds. The dispatcher decides whether that is nearer than what it is sleeping for. NOTIFY is

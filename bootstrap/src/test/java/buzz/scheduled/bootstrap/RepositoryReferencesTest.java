@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -42,15 +41,6 @@ class RepositoryReferencesTest {
             "\\b" + "STY" + "LE" + "\\.md",
             "\\.\\./" + "sha" + "red"));
 
-    /**
-     * Flyway migrations already applied to databases in the field: Flyway checksums every line, comments included,
-     * so editing one would make {@code serve} refuse to start on those databases. Their old citations stay; a new
-     * migration gets none.
-     */
-    private static final Set<String> FROZEN = Set.of(
-            "adapters-postgres/src/main/resources/db/migration/V1__scheduled_messages.sql",
-            "adapters-postgres/src/main/resources/db/migration/V2__notify_scheduled_due.sql");
-
     private static final Pattern DOCS_PATH = Pattern.compile("(?<![\\w./-])docs/[\\w./-]*\\w");
     private static final Pattern MARKDOWN_LINK = Pattern.compile("\\]\\(([^)\\s#]+)(?:#[^)]*)?\\)");
     private static final Pattern QUOTED_SECTION =
@@ -71,15 +61,11 @@ class RepositoryReferencesTest {
                         "RepositoryReferencesTest.java"));
 
         List<String> citations = new ArrayList<>();
-        read.forEach((file, text) -> {
-            if (!FROZEN.contains(slashes(file))) {
-                eachLine(file, text, (where, line) -> {
-                    if (OUTSIDE.matcher(line).find()) {
-                        citations.add(where + ": " + line.strip());
-                    }
-                });
+        read.forEach((file, text) -> eachLine(file, text, (where, line) -> {
+            if (OUTSIDE.matcher(line).find()) {
+                citations.add(where + ": " + line.strip());
             }
-        });
+        }));
         assertThat(citations).as("citations of documents outside the repository").isEmpty();
     }
 

@@ -48,6 +48,36 @@ class SchemaMigratorTest {
     }
 
     @Test
+    void migrate_databaseMigratedBeforeTheCommentOnlyEdits_acceptsThemAndRecordsTheNewChecksums() {
+        SchemaMigrator migrator = new SchemaMigrator(db.dataSource());
+        migrator.migrate();
+        List<String> current = db.queryColumn(
+                "SELECT version || '=' || checksum FROM flyway_schema_history WHERE version IN ('1', '2') ORDER BY 1");
+        SchemaMigrator.COMMENT_ONLY_EDITS.forEach((version, old) -> db.execute(
+                "UPDATE flyway_schema_history SET checksum = " + old + " WHERE version = '" + version + "'"));
+
+        MigrationReport again = migrator.migrate();
+
+        assertThat(again.applied()).isZero();
+        assertThat(db.queryColumn(
+                "SELECT version || '=' || checksum FROM flyway_schema_history WHERE version IN ('1', '2') ORDER BY 1"))
+                .isEqualTo(current).hasSize(2);
+        assertThat(current).doesNotContain("1=" + SchemaMigrator.COMMENT_ONLY_EDITS.get("1"));
+    }
+
+    @Test
+    void migrate_appliedMigrationWithAnyOtherChecksum_isStillRefusedAsAltered() {
+        SchemaMigrator migrator = new SchemaMigrator(db.dataSource());
+        migrator.migrate();
+        db.execute("UPDATE flyway_schema_history SET checksum = 12345 WHERE version = '1'");
+
+        assertThatThrownBy(migrator::migrate).isInstanceOf(org.flywaydb.core.api.FlywayException.class)
+                .hasMessageContaining("checksum");
+        assertThat(db.queryColumn("SELECT checksum::text FROM flyway_schema_history WHERE version = '1'"))
+                .containsExactly("12345");
+    }
+
+    @Test
     void migrate_currentDatabase_appliesNothing() {
         SchemaMigrator migrator = new SchemaMigrator(db.dataSource());
         MigrationReport first = migrator.migrate();
