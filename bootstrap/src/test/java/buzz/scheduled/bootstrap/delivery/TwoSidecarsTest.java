@@ -108,17 +108,28 @@ class TwoSidecarsTest {
             System.out.printf("F11: %d frames not sent before their deadline (claimed again)%n", notSent.size());
             List<RecordingPublisher.Send> handedToTheRelay = sends.stream()
                     .filter(send -> !(send.result() instanceof PublishResult.NotSent)).toList();
-            Map<String, Long> perEvent = handedToTheRelay.stream()
-                    .collect(Collectors.groupingBy(send -> send.eventId().hex(), Collectors.counting()));
+            Map<String, List<RecordingPublisher.Send>> perEvent = handedToTheRelay.stream()
+                    .collect(Collectors.groupingBy(send -> send.eventId().hex()));
             assertThat(perEvent).hasSize(MESSAGES);
-            assertThat(perEvent.entrySet()).allSatisfy(entry -> assertThat(entry.getValue())
-                    .as("frames of %s handed to the relay: %s", entry.getKey(), sends.stream()
-                            .filter(send -> send.eventId().hex().equals(entry.getKey())).toList())
-                    .isEqualTo(1L));
-            assertThat(handedToTheRelay).allSatisfy(send -> {
-                assertThat(send.result()).isInstanceOf(PublishResult.Published.class);
-                assertThat(send.duplicate()).isFalse();
-                assertThat(send.sentAt()).isAfterOrEqualTo(send.dueAt());
+            // One frame per event, published, no relay duplicate: no message was claimed by both. The one allowed
+            // exception is the at-least-once resend: a frame whose connection was lost before the relay answered
+            // (an unknown outcome, answered transient) is sent again, by either node, after its retry time; the
+            // relay then keeps one event.
+            long resent = perEvent.values().stream().filter(frames -> frames.size() > 1).count();
+            System.out.printf("F11: %d events sent again after their connection was lost before the answer%n", resent);
+            assertThat(perEvent.entrySet()).allSatisfy(entry -> {
+                List<RecordingPublisher.Send> frames = entry.getValue().stream()
+                        .sorted(java.util.Comparator.comparing(RecordingPublisher.Send::sentAt)).toList();
+                RecordingPublisher.Send last = frames.get(frames.size() - 1);
+                assertThat(last.result()).as("the last frame of %s: %s", entry.getKey(), frames)
+                        .isInstanceOf(PublishResult.Published.class);
+                assertThat(frames.subList(0, frames.size() - 1)).as("earlier frames of %s", entry.getKey())
+                        .allSatisfy(earlier -> assertThat(earlier.result()).isInstanceOfSatisfying(
+                                PublishResult.Transient.class, lost -> assertThat(lost.reason()).startsWith("dropped")));
+                if (frames.size() == 1) {
+                    assertThat(last.duplicate()).as("a relay duplicate of %s, sent once", entry.getKey()).isFalse();
+                }
+                assertThat(frames).allSatisfy(send -> assertThat(send.sentAt()).isAfterOrEqualTo(send.dueAt()));
             });
             assertThat(byA + byB).isEqualTo(MESSAGES);
             assertThat(byA).isPositive();
