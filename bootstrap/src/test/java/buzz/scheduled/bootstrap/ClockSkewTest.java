@@ -134,13 +134,23 @@ class ClockSkewTest {
     /**
      * Under libfaketime every clock read is a real system call, so a cold JVM answers its first NIP-98 requests
      * slowly (seconds on a busy machine): ask for a missing message until one answer comes within the client's
-     * timeout, so the assertions measure the sidecar's decisions, not its warm-up.
+     * timeout, then for a create it refuses, so the assertions measure the sidecar's decisions, not its warm-up.
      */
     private static void warmUp(OwnerClient owner) {
         String missing = java.util.UUID.randomUUID().toString();
         Poll.until("a warm answer", Duration.ofSeconds(90), () -> {
             try {
                 return owner.get(missing).status() == 404;
+            } catch (IOException | InterruptedException e) {
+                return false;
+            }
+        });
+        // The admission path too (event verification, the rules, the database clock): a create it refuses stores
+        // nothing, so it can be asked again until it answers in time.
+        Poll.until("a warm refusal", Duration.ofSeconds(90), () -> {
+            try {
+                OwnerClient.Reply refused = owner.schedule(owner.message("skew", "warm-up", Duration.ofMinutes(-1)));
+                return refused.json() != null && "time_in_past".equals(refused.json().get("error").asText());
             } catch (IOException | InterruptedException e) {
                 return false;
             }
