@@ -330,7 +330,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             lock.unlock();
         }
         if (error != null) {
-            target.abort("sending failed: " + describe(error));
+            target.abort("sending failed: " + RelayConnection.describe(error));
         }
     }
 
@@ -389,7 +389,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     }
 
     private void connectFailed(Throwable error) {
-        String reason = describe(error);
+        String reason = RelayConnection.describe(error);
         List<Pending> expired = new ArrayList<>();
         lock.lock();
         try {
@@ -827,7 +827,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
 
         @Override
         public void onError(WebSocket webSocket, Throwable error) {
-            ended(this, 1006, "connection lost: " + describe(error));
+            ended(this, 1006, "connection lost: " + RelayConnection.describe(error));
         }
 
         private void receive(String text) {
@@ -1021,16 +1021,5 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         } catch (RuntimeException e) {
             return e.getCause() != null ? e.getCause() : e;
         }
-    }
-
-    static String describe(Throwable error) {
-        Throwable cause = error;
-        while ((cause instanceof java.util.concurrent.CompletionException
-                || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        String message = cause.getMessage();
-        return message == null || message.isBlank() ? cause.getClass().getSimpleName()
-                : cause.getClass().getSimpleName() + ": " + message;
     }
 }
