@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,7 +95,10 @@ public final class RelayConnection implements AutoCloseable {
          */
         void ended(Link link, int statusCode, String why, Duration retryIn);
 
-        /** An attempt failed ({@code failures} in a row, the first is 1); the next follows in {@code retryIn}. */
+        /**
+         * An attempt failed ({@code failures} in a row, the first is 1): {@code why} is the handshake's error as
+         * {@code Type: message}, or the reason of {@link #beforeConnect}. The next follows in {@code retryIn}.
+         */
         void unreachable(String why, int failures, Duration retryIn);
     }
 
@@ -175,7 +179,7 @@ public final class RelayConnection implements AutoCloseable {
                 .buildAsync(settings.url(), fresh)
                 .whenComplete((socket, error) -> {
                     if (error != null) {
-                        connectFailed("cannot connect to " + settings.url() + ": " + describe(error));
+                        connectFailed(describe(error));
                     } else {
                         opened(fresh, socket);
                     }
@@ -202,12 +206,18 @@ public final class RelayConnection implements AutoCloseable {
             fresh.lastPingAt = System.nanoTime();
             fresh.lastHeardAt = fresh.lastPingAt;
         }
+        ScheduledFuture<?> keepalive;
         try {
-            fresh.keepalive = timer.scheduleWithFixedDelay(fresh::checkPing, TICK_NANOS, TICK_NANOS,
-                    TimeUnit.NANOSECONDS);
+            keepalive = timer.scheduleWithFixedDelay(fresh::checkPing, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             fresh.abort("the owner's timer is shut down");
             return;
+        }
+        synchronized (fresh) {
+            fresh.keepalive = keepalive;
+            if (fresh.ended) {
+                keepalive.cancel(false);
+            }
         }
         listener.opened(fresh);
         socket.request(Long.MAX_VALUE);
@@ -282,7 +292,8 @@ public final class RelayConnection implements AutoCloseable {
         private long lastPingAt;
         private volatile long lastHeardAt = System.nanoTime();
         private String challenge;
-        private String authEventId;
+        /** Read for every {@code OK}, so without a lock. */
+        private final AtomicReference<String> authEventId = new AtomicReference<>();
         private ScheduledFuture<?> keepalive;
 
         private Link() {
@@ -364,9 +375,7 @@ public final class RelayConnection implements AutoCloseable {
                 return Optional.empty();
             }
             NostrEvent auth = signer.signAuth(settings.authUrl().toString(), value, clock.now().getEpochSecond());
-            synchronized (this) {
-                authEventId = auth.id().hex();
-            }
+            authEventId.set(auth.id().hex());
             return Optional.of("[\"AUTH\"," + NostrEventJson.write(auth) + "]");
         }
 
@@ -376,8 +385,8 @@ public final class RelayConnection implements AutoCloseable {
         }
 
         /** Whether an AUTH event made by {@link #authEvent} still waits for the relay's {@code OK}. */
-        public synchronized boolean authPending() {
-            return authEventId != null;
+        public boolean authPending() {
+            return authEventId.get() != null;
         }
 
         /** The owner found the relay working on this link: the reconnect backoff starts afresh. */
@@ -496,12 +505,9 @@ public final class RelayConnection implements AutoCloseable {
             }
         }
 
-        private synchronized boolean isAuthAnswer(RelayMessage.Ok ok) {
-            if (authEventId == null || !authEventId.equals(ok.eventId())) {
-                return false;
-            }
-            authEventId = null;
-            return true;
+        private boolean isAuthAnswer(RelayMessage.Ok ok) {
+            String id = authEventId.get();
+            return id != null && id.equals(ok.eventId()) && authEventId.compareAndSet(id, null);
         }
 
         @Override

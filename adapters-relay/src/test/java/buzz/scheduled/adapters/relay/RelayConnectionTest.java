@@ -168,7 +168,7 @@ class RelayConnectionTest {
 
         Poll.until("three failed attempts", WAIT, () -> recorder.unreachable.size() >= 3);
         assertThat(List.copyOf(recorder.unreachable).subList(0, 3)).extracting(Unreachable::failures).containsExactly(1, 2, 3);
-        assertThat(recorder.unreachable.get(0).why()).startsWith("cannot connect to " + relay.url() + ": ");
+        assertThat(recorder.unreachable.get(0).why()).startsWith("ConnectException");
         assertThat(recorder.unreachable.get(2).retryIn()).isBetween(Duration.ofMillis(40), Duration.ofMillis(80));
         relay.restart();
         Poll.until("a link once the relay listens", WAIT, () -> recorder.opened.size() == 1);

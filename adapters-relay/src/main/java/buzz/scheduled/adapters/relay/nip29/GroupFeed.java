@@ -311,10 +311,11 @@ public final class GroupFeed implements AutoCloseable {
                 }
                 refused = refusal != null;
             }
+            String reason = refused ? why : "cannot connect to " + settings.relay().url() + ": " + why;
             if (!refused) {
-                directory.unsynced("the relay's group state is not available: " + why);
+                directory.unsynced("the relay's group state is not available: " + reason);
             }
-            down(why, retryIn);
+            down(reason, retryIn);
         }
 
         private void down(String why, Duration retryIn) {
