@@ -90,8 +90,8 @@ public final class RelayConnection implements AutoCloseable {
 
         /**
          * {@code link} ended (closed by the relay with {@code statusCode}, failed, or aborted by us with
-         * {@value #ABNORMAL_CLOSURE}); called once per link. Unless the connection is closed, another attempt
-         * follows in {@code retryIn}.
+         * {@value #ABNORMAL_CLOSURE}); called once per link, after {@link #opened} has returned. Unless the
+         * connection is closed, another attempt follows in {@code retryIn}.
          */
         void ended(Link link, int statusCode, String why, Duration retryIn);
 
@@ -187,6 +187,11 @@ public final class RelayConnection implements AutoCloseable {
     }
 
     private void opened(Link fresh, WebSocket socket) {
+        synchronized (fresh) {
+            fresh.socket = socket;
+            fresh.lastPingAt = System.nanoTime();
+            fresh.lastHeardAt = fresh.lastPingAt;
+        }
         boolean abandon;
         synchronized (this) {
             abandon = closed;
@@ -201,25 +206,29 @@ public final class RelayConnection implements AutoCloseable {
             socket.abort();
             return;
         }
-        synchronized (fresh) {
-            fresh.socket = socket;
-            fresh.lastPingAt = System.nanoTime();
-            fresh.lastHeardAt = fresh.lastPingAt;
-        }
-        ScheduledFuture<?> keepalive;
         try {
-            keepalive = timer.scheduleWithFixedDelay(fresh::checkPing, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
+            ScheduledFuture<?> keepalive = timer.scheduleWithFixedDelay(fresh::checkPing, TICK_NANOS, TICK_NANOS,
+                    TimeUnit.NANOSECONDS);
+            synchronized (fresh) {
+                fresh.keepalive = keepalive;
+                if (fresh.ended) {
+                    keepalive.cancel(false);
+                }
+            }
         } catch (RejectedExecutionException e) {
             fresh.abort("the owner's timer is shut down");
-            return;
-        }
-        synchronized (fresh) {
-            fresh.keepalive = keepalive;
-            if (fresh.ended) {
-                keepalive.cancel(false);
-            }
         }
         listener.opened(fresh);
+        // An end that came before the owner heard of the link is told only now, so the owner hears opened first.
+        boolean endedMeanwhile;
+        synchronized (fresh) {
+            fresh.announced = true;
+            endedMeanwhile = fresh.ended;
+        }
+        if (endedMeanwhile) {
+            ended(fresh, fresh.endCode, fresh.endWhy);
+            return;
+        }
         socket.request(Long.MAX_VALUE);
     }
 
@@ -287,7 +296,11 @@ public final class RelayConnection implements AutoCloseable {
         // guarded by this link
         private boolean ended;
         private boolean sending;
-        private boolean healthy;
+        private volatile boolean healthy;
+        /** Whether the owner has heard of this link ({@link Listener#opened}); its end is told only after. */
+        private boolean announced;
+        private int endCode;
+        private String endWhy;
         private boolean pingOutstanding;
         private long lastPingAt;
         private volatile long lastHeardAt = System.nanoTime();
@@ -391,9 +404,7 @@ public final class RelayConnection implements AutoCloseable {
 
         /** The owner found the relay working on this link: the reconnect backoff starts afresh. */
         public void healthy() {
-            synchronized (this) {
-                healthy = true;
-            }
+            healthy = true;
             synchronized (RelayConnection.this) {
                 failedAttempts = 0;
             }
@@ -431,6 +442,11 @@ public final class RelayConnection implements AutoCloseable {
                 outbox.clear();
                 if (keepalive != null) {
                     keepalive.cancel(false);
+                }
+                if (!announced) {
+                    endCode = statusCode;
+                    endWhy = why;
+                    return;
                 }
             }
             ended(this, statusCode, why);

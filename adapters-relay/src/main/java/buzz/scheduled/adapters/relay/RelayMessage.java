@@ -6,6 +6,7 @@ import buzz.scheduled.domain.nostr.StrictJson;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 
 /**
  * A message from relay to client (NIP-01, NIP-42): {@code OK}, {@code AUTH}, {@code NOTICE}, and for subscriptions
@@ -15,7 +16,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  */
 public sealed interface RelayMessage {
 
-    ObjectMapper JSON = new ObjectMapper();
+    /** Reads the envelope of every message (immutable and thread-safe). */
+    ObjectReader JSON = new ObjectMapper().reader();
 
     /**
      * {@code ["OK", <event id>, <true|false>, <message>]}.

@@ -167,7 +167,8 @@ class RelayConnectionTest {
         connect(settings(relay.url()));
 
         Poll.until("three failed attempts", WAIT, () -> recorder.unreachable.size() >= 3);
-        assertThat(List.copyOf(recorder.unreachable).subList(0, 3)).extracting(Unreachable::failures).containsExactly(1, 2, 3);
+        assertThat(List.copyOf(recorder.unreachable).subList(0, 3)).extracting(Unreachable::failures)
+                .containsExactly(1, 2, 3);
         assertThat(recorder.unreachable.get(0).why()).startsWith("ConnectException");
         assertThat(recorder.unreachable.get(2).retryIn()).isBetween(Duration.ofMillis(40), Duration.ofMillis(80));
         relay.restart();

@@ -59,8 +59,9 @@ import org.slf4j.LoggerFactory;
  * unavailable until a state event signed by that key arrives live. The directory is out of sync again from the
  * moment the connection is lost (closed, failed, no pong by the next ping, or the relay closed a subscription);
  * meanwhile the {@code nip29} policy answers "unavailable". Lost connections are re-made with the relay settings'
- * backoff, which starts afresh once the feed is in sync. NIP-42: when the relay closes a subscription with {@code auth-required:}, the feed authenticates with
- * the sidecar's key (if it has a signer) and reads the backlog again.
+ * backoff, which starts afresh once the feed is in sync. NIP-42: when the relay closes a subscription with
+ * {@code auth-required:}, the feed authenticates with the sidecar's key (if it has a signer) and reads the backlog
+ * again.
  */
 public final class GroupFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupFeed.class);
@@ -445,7 +446,8 @@ public final class GroupFeed implements AutoCloseable {
                     }
                 }
                 case RelayMessage.Notice notice -> LOG.info("relay notice on the NIP-29 feed: {}", notice.message());
-                case RelayMessage.Ok ok -> LOG.debug("OK on the NIP-29 feed for {}, which sends no events", ok.eventId());
+                case RelayMessage.Ok ok -> LOG.debug("OK on the NIP-29 feed for {}, which sends no events",
+                        ok.eventId());
                 case RelayMessage.Auth auth -> {
                     // the connection layer passes challenges to challenged()
                 }
