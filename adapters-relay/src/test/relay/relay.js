@@ -32,6 +32,9 @@
 // --silent-duplicates never answers an EVENT it already stored (no "duplicate:" OK at all).
 // --stall-after N --stall-ms M   after N EVENT messages on a connection, stops reading it for M ms (a relay
 //         that stopped reading: the client's socket buffers fill up).
+// --drop-first-after N   the first connection is terminated (TCP closed, no close frame) right after the relay has
+//         read N messages on it, as a relay that crashes or a proxy that cuts idle sockets does; later connections
+//         are left alone.
 // --log-received FILE appends {"id","at","bytes","connection"} for every EVENT message it reads, "at" in Unix ms.
 //
 // NIP-11: an HTTP GET with "Accept: application/nostr+json" on the same port answers the relay information
@@ -72,6 +75,7 @@ function parseOptions(argv, env) {
     stallAfter: null,
     stallMs: 0,
     logReceived: null,
+    dropFirstAfter: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -93,6 +97,7 @@ function parseOptions(argv, env) {
     else if (arg === '--stall-after') options.stallAfter = Number(value());
     else if (arg === '--stall-ms') options.stallMs = Number(value());
     else if (arg === '--log-received') options.logReceived = value();
+    else if (arg === '--drop-first-after') options.dropFirstAfter = Number(value());
     else throw new Error(`unknown argument ${arg}`);
   }
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
@@ -237,7 +242,12 @@ async function main() {
       };
     }
     relay.handleConnection(ws, request.socket.remoteAddress);
+    let messages = 0;
     ws.on('message', async data => {
+      if (options.dropFirstAfter !== null && connection === 1 && ++messages >= options.dropFirstAfter) {
+        ws.terminate();
+        return;
+      }
       if (options.logReceived || options.stallAfter !== null) {
         const text = data.toString();
         if (text.startsWith('["EVENT"')) {

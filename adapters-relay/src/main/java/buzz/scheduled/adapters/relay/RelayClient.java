@@ -7,7 +7,6 @@ import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -16,13 +15,12 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,8 +30,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A NIP-01 relay client on the JDK's {@link java.net.http.WebSocket}: one persistent connection on which many
- * {@code EVENT} frames wait for their {@code OK}s at once (each {@code OK} is matched to its event id).
+ * A NIP-01 publishing client on one {@link RelayConnection} (which owns the JDK WebSocket, reconnects, parses the
+ * relay's messages, pings, and makes the NIP-42 AUTH event): one persistent connection on which many {@code EVENT}
+ * frames wait for their {@code OK}s at once (each {@code OK} is matched to its event id). This class decides what is
+ * written when: the window of frames, their deadlines, the hold until AUTH, and what an answer or a lost connection
+ * means for each frame.
  *
  * <p>What it guarantees the dispatcher (docs/delivery.md):
  * <ul>
@@ -73,6 +74,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     private final WallClock clock;
     private final HttpClient http;
     private final ScheduledExecutorService timer;
+    private final RelayConnection relay;
     private final Counters counters = new Counters();
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -80,9 +82,8 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     private final ArrayDeque<Pending> queued = new ArrayDeque<>();
     /** Frames of a lost connection to ask the next connection about. */
     private final List<Pending> unresolved = new ArrayList<>();
-    private Link link;
-    private boolean connecting;
-    private int failedAttempts;
+    /** The open connection's state; written under the lock, read without it for each relay message. */
+    private volatile Session session;
     private boolean closed;
     private boolean challengedBefore;
     /** Frames of at least this many characters made the relay close the connection (1009). */
@@ -107,6 +108,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+        this.relay = new RelayConnection(settings, http, timer, new Events());
         timer.scheduleWithFixedDelay(this::tick, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);
     }
 
@@ -121,7 +123,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("relay client for " + settings.url() + " is closed");
             }
-            connectIfIdle();
+            relay.connect();
         } finally {
             lock.unlock();
         }
@@ -131,7 +133,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     public boolean isConnected() {
         lock.lock();
         try {
-            return link != null && link.open && !link.ended && !link.holding;
+            return session != null && session.open && !session.ended && !session.holding;
         } finally {
             lock.unlock();
         }
@@ -187,7 +189,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                         + "close the connection (1009 message too big)");
             } else {
                 queued.addLast(pending);
-                connectIfIdle();
+                relay.connect();
             }
         } finally {
             lock.unlock();
@@ -219,7 +221,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     @Override
     public void close() {
         List<Pending> waiting = new ArrayList<>();
-        Link current;
+        Session current;
         lock.lock();
         try {
             if (closed) {
@@ -230,7 +232,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             queued.clear();
             waiting.addAll(unresolved);
             unresolved.clear();
-            current = link;
+            current = session;
             if (current != null) {
                 waiting.addAll(current.written());
                 current.resolutions.values().forEach(resolution -> waiting.addAll(resolution.frames.values()));
@@ -239,9 +241,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             lock.unlock();
         }
         timer.shutdownNow();
-        if (current != null) {
-            current.abort("relay client closed");
-        }
+        relay.close();
         for (Pending pending : waiting) {
             pending.answer(pending.writtenAt == 0
                     ? new PublishResult.NotSent("closed: the relay client was closed before the frame was written")
@@ -264,11 +264,11 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     private void pump() {
         while (true) {
             List<Pending> notSent = new ArrayList<>();
-            Link target;
+            Session target;
             String text;
             lock.lock();
             try {
-                target = link;
+                target = session;
                 if (target == null || !target.open || target.ended || target.writing) {
                     return;
                 }
@@ -304,12 +304,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             if (text == null) {
                 return;
             }
-            CompletableFuture<WebSocket> sent;
-            try {
-                sent = target.socket.sendText(text, true);
-            } catch (RuntimeException e) {
-                sent = CompletableFuture.failedFuture(e);
-            }
+            CompletableFuture<WebSocket> sent = target.link.write(text);
             if (!sent.isDone()) {
                 sent.whenComplete((socket, error) -> {
                     written(target, error);
@@ -321,7 +316,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         }
     }
 
-    private void written(Link target, Throwable error) {
+    private void written(Session target, Throwable error) {
         lock.lock();
         try {
             target.writing = false;
@@ -330,83 +325,100 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             lock.unlock();
         }
         if (error != null) {
-            target.abort("sending failed: " + describe(error));
+            target.link.abort("sending failed: " + RelayConnection.describe(error));
         }
     }
 
     // ---------------------------------------------------------------------------------------------------
     // Connections
 
-    // guarded by lock
-    private void connectIfIdle() {
-        if (link == null && !connecting && !closed) {
-            connecting = true;
-            attempt();
-        }
-    }
-
-    private void attempt() {
-        Link fresh = new Link();
-        http.newWebSocketBuilder()
-                .connectTimeout(settings.connectTimeout())
-                .buildAsync(settings.url(), fresh)
-                .whenComplete((socket, error) -> {
-                    if (error != null) {
-                        connectFailed(error);
-                    } else {
-                        opened(fresh, socket);
-                    }
-                });
-    }
-
-    private void opened(Link fresh, WebSocket socket) {
-        boolean abandon;
-        long holdFor;
-        lock.lock();
-        try {
-            abandon = closed;
-            if (!abandon) {
-                fresh.socket = socket;
-                fresh.open = true;
-                fresh.holding = true;
-                link = fresh;
-                connecting = false;
-                failedAttempts = 0;
+    /** The connection layer's news: a link opened, a message, AUTH, a link ended, an attempt failed. */
+    private final class Events implements RelayConnection.Listener {
+        @Override
+        public void opened(RelayConnection.Link link) {
+            Session fresh = new Session(link);
+            boolean abandon;
+            lock.lock();
+            try {
+                abandon = closed;
+                if (!abandon) {
+                    fresh.open = true;
+                    fresh.holding = true;
+                    session = fresh;
+                }
+                long holdFor = (challengedBefore ? settings.connectTimeout() : settings.authChallengeWait()).toNanos();
+                fresh.holdUntil = System.nanoTime() + holdFor;
+            } finally {
+                lock.unlock();
             }
-            holdFor = (challengedBefore ? settings.connectTimeout() : settings.authChallengeWait()).toNanos();
-            fresh.holdUntil = System.nanoTime() + holdFor;
-        } finally {
-            lock.unlock();
+            if (abandon) {
+                link.abort("relay client closed");
+                return;
+            }
+            link.healthy();
+            counters.connections.incrementAndGet();
+            LOG.info("connected to relay {}", settings.url());
         }
-        if (abandon) {
-            socket.abort();
-            return;
+
+        @Override
+        public void received(RelayConnection.Link link, RelayMessage message) {
+            Session on = session;
+            if (on != null && on.link == link) {
+                on.receive(message);
+            }
         }
-        counters.connections.incrementAndGet();
-        LOG.info("connected to relay {}", settings.url());
-        fresh.lastPingAt = System.nanoTime();
-        fresh.lastHeardAt = System.nanoTime();
+
+        @Override
+        public void challenged(RelayConnection.Link link, String challenge) {
+            Session on = session;
+            if (on != null && on.link == link) {
+                on.challenged();
+            }
+        }
+
+        @Override
+        public void authAnswered(RelayConnection.Link link, boolean accepted, String message) {
+            Session on = session;
+            if (on != null && on.link == link) {
+                on.authAnswered(accepted, message);
+            }
+        }
+
+        @Override
+        public void ended(RelayConnection.Link link, int statusCode, String why, Duration retryIn) {
+            Session dead;
+            lock.lock();
+            try {
+                dead = session != null && session.link == link ? session : null;
+            } finally {
+                lock.unlock();
+            }
+            if (dead != null) {
+                RelayClient.this.ended(dead, statusCode, why);
+            }
+        }
+
+        @Override
+        public void unreachable(String why, int failures, Duration retryIn) {
+            connectFailed(why, failures);
+        }
     }
 
-    private void connectFailed(Throwable error) {
-        String reason = describe(error);
+    private void connectFailed(String reason, int failures) {
         List<Pending> expired = new ArrayList<>();
         lock.lock();
         try {
-            connecting = false;
             if (closed) {
                 return;
             }
-            int failures = failedAttempts++;
-            if (failures == 0) {
+            if (failures == 1) {
                 LOG.warn("cannot connect to relay {}: {}", settings.url(), reason);
             } else {
-                LOG.debug("cannot connect to relay {} (attempt {}): {}", settings.url(), failures + 1, reason);
+                LOG.debug("cannot connect to relay {} (attempt {}): {}", settings.url(), failures, reason);
             }
             // Waiting publications learn at once that the relay is unreachable; they are retried by their owner.
             expired.addAll(queued);
             queued.clear();
-            scheduleReconnect(failures);
         } finally {
             lock.unlock();
         }
@@ -416,26 +428,11 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         }
     }
 
-    // guarded by lock
-    private void scheduleReconnect(int failures) {
-        Duration delay = settings.reconnectDelay(failures, ThreadLocalRandom.current().nextDouble());
-        connecting = true;
-        timer.schedule(() -> {
-            lock.lock();
-            try {
-                if (closed) {
-                    connecting = false;
-                    return;
-                }
-            } finally {
-                lock.unlock();
-            }
-            attempt();
-        }, delay.toNanos(), TimeUnit.NANOSECONDS);
-    }
-
-    /** A connection ended: its unanswered frames are carried to the next one, which is started. */
-    private void ended(Link dead, int statusCode, String reason) {
+    /**
+     * A connection ended: its unanswered frames are carried to the next one, which the connection layer starts after
+     * its backoff.
+     */
+    private void ended(Session dead, int statusCode, String reason) {
         List<Pending> rejected = new ArrayList<>();
         lock.lock();
         try {
@@ -443,6 +440,9 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 return;
             }
             dead.ended = true;
+            if (closed) {
+                return; // close() has answered everything
+            }
             List<Pending> written = dead.written();
             if (statusCode == MESSAGE_TOO_BIG && !written.isEmpty()) {
                 Pending largest = written.get(0);
@@ -464,11 +464,8 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 pending.resolving = false;
                 unresolved.add(pending);
             }
-            if (link == dead) {
-                link = null;
-            }
-            if (!closed && !connecting) {
-                scheduleReconnect(failedAttempts);
+            if (session == dead) {
+                session = null;
             }
         } finally {
             lock.unlock();
@@ -482,14 +479,14 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------------------
-    // The timer: deadlines, timeouts, AUTH hold, resolution, ping
+    // The timer: deadlines, timeouts, AUTH hold, resolution (the connection layer pings)
 
     private void tick() {
         try {
             long now = System.nanoTime();
             List<Pending> notSent = new ArrayList<>();
             List<Pending> timedOut = new ArrayList<>();
-            Link current;
+            Session current;
             boolean abort = false;
             String abortWhy = null;
             List<Pending> unknown = new ArrayList<>();
@@ -512,7 +509,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                         unknown.add(pending);
                     }
                 }
-                current = link;
+                current = session;
                 if (current != null && current.open && !current.ended) {
                     if (current.holding && now - current.holdUntil > 0) {
                         current.holding = false;
@@ -529,20 +526,11 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                     }
                     current.timeoutsInARow += timedOut.size();
                     if (!abort && current.timeoutsInARow >= settings.timeoutsBeforeReconnect()
-                            && now - current.lastHeardAt > settings.connectTimeout().toNanos() / 2) {
+                            && now - current.link.lastHeardAt()
+                            > settings.connectTimeout().toNanos() / 2) {
                         abort = true;
                         abortWhy = current.timeoutsInARow + " publishes got no answer in a row and nothing else "
                                 + "was heard: the connection looks half-open";
-                    }
-                    if (!abort && now - current.lastPingAt > settings.pingInterval().toNanos()) {
-                        if (current.pingOutstanding) {
-                            abort = true;
-                            abortWhy = "no pong within " + settings.pingInterval();
-                        } else {
-                            current.pingOutstanding = true;
-                            current.lastPingAt = now;
-                            current.socket.sendPing(ByteBuffer.wrap(new byte[] {'b', 'z'}));
-                        }
                     }
                     if (!abort && !current.holding && !unresolved.isEmpty()) {
                         List<Pending> carried = new ArrayList<>(unresolved);
@@ -575,8 +563,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                         "deadline: the send deadline passed before the frame reached the socket"));
             }
             if (abort) {
-                current.abort(abortWhy);
-                ended(current, 1006, abortWhy);
+                current.link.abort(abortWhy);
             }
             pump();
         } catch (RuntimeException e) {
@@ -586,10 +573,10 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
 
     /**
      * Asks {@code on} whether it has the events of {@code frames} (unknown outcomes), one {@code REQ} per
-     * {@value #IDS_PER_REQ} ids; the answers are handled in {@link Link#onText}.
+     * {@value #IDS_PER_REQ} ids; the answers are handled in {@link Session#receive}.
      */
     // guarded by lock
-    private void resolve(Link on, List<Pending> frames, String why) {
+    private void resolve(Session on, List<Pending> frames, String why) {
         for (int from = 0; from < frames.size(); from += IDS_PER_REQ) {
             List<Pending> part = frames.subList(from, Math.min(frames.size(), from + IDS_PER_REQ));
             String subscription = "buzz-resolve-" + (++nextSubscription);
@@ -610,7 +597,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     }
 
     /** A resolving {@code REQ} ended (EOSE, CLOSED, timeout or a lost connection): answer or resend its frames. */
-    private void resolved(Link on, Resolution resolution, String outcome) {
+    private void resolved(Session on, Resolution resolution, String outcome) {
         List<Pending> found = new ArrayList<>();
         List<Pending> missing = new ArrayList<>();
         lock.lock();
@@ -656,12 +643,15 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         pump();
     }
 
-    private void authenticate(Link on, String challenge) {
-        NostrEvent auth = authSigner.signAuth(settings.authUrl().toString(), challenge, clock.now().getEpochSecond());
+    /** Puts AUTH for the connection's latest challenge first among the frames to write (NIP-42). */
+    private void authenticate(Session on) {
+        Optional<String> auth = on.link.authEvent(authSigner, clock);
+        if (auth.isEmpty()) {
+            return;
+        }
         lock.lock();
         try {
-            on.authEventId = auth.id().hex();
-            on.control.addFirst("[\"AUTH\"," + NostrEventJson.write(auth) + "]");
+            on.control.addFirst(auth.get());
         } finally {
             lock.unlock();
         }
@@ -720,11 +710,10 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         }
     }
 
-    /** One WebSocket connection to the relay. */
-    private final class Link implements WebSocket.Listener {
-        private final StringBuilder partial = new StringBuilder();
+    /** The publishing state of one connection to the relay (one {@link RelayConnection.Link}). */
+    private final class Session {
+        final RelayConnection.Link link;
         // guarded by the client's lock
-        WebSocket socket;
         boolean open;
         boolean ended;
         boolean holding;
@@ -735,15 +724,14 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         /** Written frames waiting for their OK, by event id (oldest first per id). */
         private final Map<String, ArrayDeque<Pending>> waiting = new HashMap<>();
         final Map<String, Resolution> resolutions = new HashMap<>();
-        String authEventId;
-        String challenge;
         AuthState authState = AuthState.NONE;
         /** The relay's words when it refused our AUTH. */
         String authRefusal;
         int timeoutsInARow;
-        boolean pingOutstanding;
-        long lastPingAt;
-        long lastHeardAt;
+
+        Session(RelayConnection.Link link) {
+            this.link = link;
+        }
 
         // guarded by the client's lock
         void expect(Pending pending) {
@@ -769,78 +757,12 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             return all;
         }
 
-        void abort(String why) {
-            WebSocket target;
-            lock.lock();
-            try {
-                target = socket;
-            } finally {
-                lock.unlock();
-            }
-            LOG.debug("ending the connection to relay {}: {}", settings.url(), why);
-            if (target != null) {
-                target.abort();
-            }
-        }
-
-        @Override
-        public void onOpen(WebSocket webSocket) {
-            webSocket.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-            if (partial.length() + data.length() > settings.maxInboundBytes()) {
-                partial.setLength(0);
-                String why = "the relay sent a message longer than " + settings.maxInboundBytes() + " characters";
-                abort(why);
-                ended(this, 1006, why);
-                return null;
-            }
-            partial.append(data);
-            if (last) {
-                String text = partial.toString();
-                partial.setLength(0);
-                receive(text);
-            }
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onPong(WebSocket webSocket, ByteBuffer message) {
-            lock.lock();
-            try {
-                pingOutstanding = false;
-                lastHeardAt = System.nanoTime();
-            } finally {
-                lock.unlock();
-            }
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-            ended(this, statusCode, "the relay closed the connection (" + statusCode
-                    + (reason.isEmpty() ? "" : " " + reason) + ")");
-            return null;
-        }
-
-        @Override
-        public void onError(WebSocket webSocket, Throwable error) {
-            ended(this, 1006, "connection lost: " + describe(error));
-        }
-
-        private void receive(String text) {
-            RelayMessage message;
-            try {
-                message = RelayMessage.parse(text);
-            } catch (IllegalArgumentException e) {
-                LOG.warn("ignoring unreadable message from relay {}: {}", settings.url(), e.getMessage());
-                return;
-            }
+        void receive(RelayMessage message) {
             switch (message) {
                 case RelayMessage.Ok ok -> answered(ok);
-                case RelayMessage.Auth auth -> challenged(auth.challenge());
+                case RelayMessage.Auth auth -> {
+                    // the connection layer passes challenges to challenged()
+                }
                 case RelayMessage.Event event -> {
                     lock.lock();
                     try {
@@ -864,7 +786,6 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
 
         // guarded by the client's lock
         private void heard() {
-            lastHeardAt = System.nanoTime();
             timeoutsInARow = 0;
         }
 
@@ -882,80 +803,80 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             }
         }
 
-        private void challenged(String challenge) {
+        void challenged() {
             lock.lock();
             try {
                 heard();
                 challengedBefore = true;
-                this.challenge = challenge;
                 authState = AuthState.PENDING;
                 holding = true;
                 holdUntil = System.nanoTime() + settings.connectTimeout().toNanos();
             } finally {
                 lock.unlock();
             }
-            authenticate(this, challenge);
+            authenticate(this);
         }
 
-        private void answered(RelayMessage.Ok ok) {
-            Pending pending = null;
-            boolean authAnswer;
-            boolean resend = false;
-            String authWith = null;
+        /** The relay's {@code OK} to our AUTH: the hold ends either way; a refusal is logged and counted. */
+        void authAnswered(boolean accepted, String message) {
             lock.lock();
             try {
                 heard();
-                authAnswer = ok.eventId().equals(authEventId);
-                if (authAnswer) {
-                    authEventId = null;
-                    holding = false;
-                    authState = ok.accepted() ? AuthState.ACCEPTED : AuthState.REFUSED;
-                    authRefusal = ok.accepted() ? null : ok.message();
-                } else {
-                    ArrayDeque<Pending> queue = waiting.get(ok.eventId());
-                    pending = queue == null ? null : queue.pollFirst();
-                    if (queue != null && queue.isEmpty()) {
-                        waiting.remove(ok.eventId());
-                    }
-                    if (pending != null && ok.authRequired() && !pending.authRetried
-                            && authState != AuthState.REFUSED) {
-                        // Sent once more after AUTH: at once when this connection is authenticated already, else
-                        // once the relay answers the AUTH (started here when its challenge is known).
-                        pending.authRetried = true;
-                        pending.writtenAt = 0;
-                        queued.addFirst(pending);
-                        resend = true;
-                        if (authState != AuthState.ACCEPTED) {
-                            holding = true;
-                            holdUntil = System.nanoTime() + settings.connectTimeout().toNanos();
-                            if (authState == AuthState.NONE && challenge != null) {
-                                authState = AuthState.PENDING;
-                                authWith = challenge;
-                            }
+                holding = false;
+                authState = accepted ? AuthState.ACCEPTED : AuthState.REFUSED;
+                authRefusal = accepted ? null : message;
+            } finally {
+                lock.unlock();
+            }
+            if (accepted) {
+                LOG.info("authenticated to relay {} (NIP-42)", settings.url());
+            } else {
+                counters.authRefusals.incrementAndGet();
+                LOG.warn("relay {} refused our NIP-42 AUTH (relay tag {}): {}", settings.url(), settings.authUrl(),
+                        message);
+            }
+            pump();
+        }
+
+        private void answered(RelayMessage.Ok ok) {
+            Pending pending;
+            boolean resend = false;
+            boolean authenticateNow = false;
+            lock.lock();
+            try {
+                heard();
+                ArrayDeque<Pending> queue = waiting.get(ok.eventId());
+                pending = queue == null ? null : queue.pollFirst();
+                if (queue != null && queue.isEmpty()) {
+                    waiting.remove(ok.eventId());
+                }
+                if (pending != null && ok.authRequired() && !pending.authRetried
+                        && authState != AuthState.REFUSED) {
+                    // Sent once more after AUTH: at once when this connection is authenticated already, else
+                    // once the relay answers the AUTH (started here when its challenge is known).
+                    pending.authRetried = true;
+                    pending.writtenAt = 0;
+                    queued.addFirst(pending);
+                    resend = true;
+                    if (authState != AuthState.ACCEPTED) {
+                        holding = true;
+                        holdUntil = System.nanoTime() + settings.connectTimeout().toNanos();
+                        if (authState == AuthState.NONE && link.challenge().isPresent()) {
+                            authState = AuthState.PENDING;
+                            authenticateNow = true;
                         }
                     }
                 }
             } finally {
                 lock.unlock();
             }
-            if (authAnswer) {
-                if (ok.accepted()) {
-                    LOG.info("authenticated to relay {} (NIP-42)", settings.url());
-                } else {
-                    counters.authRefusals.incrementAndGet();
-                    LOG.warn("relay {} refused our NIP-42 AUTH (relay tag {}): {}", settings.url(), settings.authUrl(),
-                            ok.message());
-                }
-                pump();
-                return;
-            }
             if (pending == null) {
                 LOG.debug("OK from relay {} for {} that nobody waits for (late answer?)", settings.url(), ok.eventId());
                 return;
             }
             if (resend) {
-                if (authWith != null) {
-                    authenticate(this, authWith);
+                if (authenticateNow) {
+                    authenticate(this);
                 }
                 pump();
                 return;
@@ -1021,16 +942,5 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         } catch (RuntimeException e) {
             return e.getCause() != null ? e.getCause() : e;
         }
-    }
-
-    static String describe(Throwable error) {
-        Throwable cause = error;
-        while ((cause instanceof java.util.concurrent.CompletionException
-                || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        String message = cause.getMessage();
-        return message == null || message.isBlank() ? cause.getClass().getSimpleName()
-                : cause.getClass().getSimpleName() + ": " + message;
     }
 }

@@ -1,17 +1,23 @@
 package buzz.scheduled.adapters.relay;
 
 import buzz.scheduled.application.port.out.PublishResult;
+import buzz.scheduled.domain.nostr.NostrEventJson;
+import buzz.scheduled.domain.nostr.StrictJson;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 
 /**
  * A message from relay to client (NIP-01, NIP-42): {@code OK}, {@code AUTH}, {@code NOTICE}, and for subscriptions
- * {@code EVENT}, {@code EOSE} and {@code CLOSED}; any other type is {@link Other}.
+ * {@code EVENT}, {@code EOSE} and {@code CLOSED}; any other type is {@link Other}. The one reader of relay messages:
+ * {@link RelayConnection} parses every text frame here once and hands the result to the publishing client and to
+ * the NIP-29 group feed.
  */
-sealed interface RelayMessage {
+public sealed interface RelayMessage {
 
-    ObjectMapper JSON = new ObjectMapper();
+    /** Reads the envelope of every message (immutable and thread-safe). */
+    ObjectReader JSON = new ObjectMapper().reader();
 
     /**
      * {@code ["OK", <event id>, <true|false>, <message>]}.
@@ -71,13 +77,13 @@ sealed interface RelayMessage {
      * {@code ["EVENT", <subscription id>, <event>]}: an event a subscription matched.
      *
      * @param subscription the subscription id, as we sent it
-     * @param event        the event object as the relay sent it (not validated here)
+     * @param event        the event read strictly ({@link NostrEventJson}, NIP-01 field shapes), or why it is
+     *                     malformed; its id and signature are not checked here
      */
-    record Event(String subscription, JsonNode event) implements RelayMessage {
-        /** The event's {@code id} field, or {@code ""} when it has none. */
-        String eventId() {
-            JsonNode id = event.get("id");
-            return id != null && id.isTextual() ? id.textValue() : "";
+    record Event(String subscription, NostrEventJson.Decoded event) implements RelayMessage {
+        /** The well-formed event's id (64 lowercase hex), or {@code ""} when the event is malformed. */
+        public String eventId() {
+            return event instanceof NostrEventJson.Decoded.Event decoded ? decoded.event().id().hex() : "";
         }
     }
 
@@ -130,7 +136,7 @@ sealed interface RelayMessage {
                 if (root.size() < 3 || !root.get(1).isTextual() || !root.get(2).isObject()) {
                     throw new IllegalArgumentException("EVENT must be [\"EVENT\", <subscription id>, <event>]");
                 }
-                yield new Event(root.get(1).textValue(), root.get(2));
+                yield new Event(root.get(1).textValue(), strictEvent(text));
             }
             case "EOSE" -> {
                 if (root.size() < 2 || !root.get(1).isTextual()) {
@@ -146,6 +152,19 @@ sealed interface RelayMessage {
                         root.size() > 2 && root.get(2).isTextual() ? root.get(2).textValue() : "");
             }
             default -> new Other(type);
+        };
+    }
+
+    /**
+     * The third element of an {@code EVENT} message read again with {@link StrictJson}: Jackson's tree has already
+     * folded duplicate keys and unpaired surrogates that a strict reading of an event must refuse.
+     */
+    private static NostrEventJson.Decoded strictEvent(String text) {
+        return switch (StrictJson.parse(text)) {
+            case StrictJson.Parsed.Malformed malformed -> new NostrEventJson.Decoded.Malformed(malformed.reason());
+            case StrictJson.Parsed.Value value -> value.value() instanceof java.util.List<?> array && array.size() > 2
+                    ? NostrEventJson.fromJson(array.get(2))
+                    : new NostrEventJson.Decoded.Malformed("EVENT has no event");
         };
     }
 }

@@ -1,6 +1,8 @@
 package buzz.scheduled.adapters.relay;
 
 import buzz.scheduled.application.port.out.PublishResult;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -80,8 +82,64 @@ class RelayMessageTest {
         assertThat(RelayMessage.parse("[\"CLOSED\",\"sub\",\"auth-required: first\"]"))
                 .isEqualTo(new RelayMessage.Closed("sub", "auth-required: first"));
         assertThat(RelayMessage.parse("[\"COUNT\",\"sub\",{\"count\":1}]")).isEqualTo(new RelayMessage.Other("COUNT"));
-        assertThat(((RelayMessage.Event) RelayMessage.parse("[\"EVENT\",\"sub\",{\"id\":\"ab\"}]")).eventId())
-                .isEqualTo("ab");
+    }
+
+    @Test
+    void parse_eventWithAWellFormedEvent_isDecodedWithItsSubscription() {
+        NostrEvent event = VectorEvents.valid().values().iterator().next();
+
+        RelayMessage message = RelayMessage.parse("[\"EVENT\",\"sub-1\"," + NostrEventJson.write(event) + "]");
+
+        assertThat(message).isEqualTo(new RelayMessage.Event("sub-1", new NostrEventJson.Decoded.Event(event)));
+        assertThat(((RelayMessage.Event) message).eventId()).isEqualTo(event.id().hex());
+    }
+
+    @Test
+    void parse_eventWithAMalformedEvent_isAnEventSayingWhyWithoutAnId() {
+        RelayMessage message = RelayMessage.parse("[\"EVENT\",\"sub\",{\"id\":\"ab\"}]");
+
+        assertThat(message).isInstanceOfSatisfying(RelayMessage.Event.class, read -> {
+            assertThat(read.subscription()).isEqualTo("sub");
+            assertThat(read.event()).isInstanceOf(NostrEventJson.Decoded.Malformed.class);
+            assertThat(read.eventId()).isEmpty();
+        });
+    }
+
+    @Test
+    void parse_eventWithADuplicateKey_isMalformedThoughJacksonWouldFoldIt() {
+        NostrEvent event = VectorEvents.valid().values().iterator().next();
+        String json = NostrEventJson.write(event);
+        String doubled = json.substring(0, json.length() - 1) + ",\"kind\":" + event.kind() + "}";
+
+        RelayMessage message = RelayMessage.parse("[\"EVENT\",\"sub\"," + doubled + "]");
+
+        assertThat(((RelayMessage.Event) message).event()).isInstanceOf(NostrEventJson.Decoded.Malformed.class);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "[\"EVENT\",\"sub\"]|EVENT must be [\"EVENT\", <subscription id>, <event>]",
+            "[\"EVENT\",7,{}]|EVENT must be [\"EVENT\", <subscription id>, <event>]",
+            "[\"EVENT\",\"sub\",\"not an object\"]|EVENT must be [\"EVENT\", <subscription id>, <event>]",
+            "[\"EOSE\"]|EOSE must be [\"EOSE\", <subscription id>]",
+            "[\"EOSE\",1]|EOSE must be [\"EOSE\", <subscription id>]",
+            "[\"CLOSED\"]|CLOSED must be [\"CLOSED\", <subscription id>, <message>]",
+            "[\"OK\",\"id\"]|OK must be [\"OK\", <id>, <bool>, <message>]",
+            "[\"OK\",\"id\",true,5]|OK must be [\"OK\", <id>, <bool>, <message>]",
+            "[\"AUTH\",{}]|AUTH must be [\"AUTH\", <challenge string>]",
+            "[]|relay message is not an array starting with its type",
+            "[1,\"sub\"]|relay message is not an array starting with its type",
+    })
+    void parse_knownTypeWithTheWrongShape_failsNamingTheShape(String text, String message) {
+        assertThatThrownBy(() -> RelayMessage.parse(text))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(message);
+    }
+
+    @Test
+    void parse_noticeAndClosedWithoutMessage_haveAnEmptyMessage() {
+        assertThat(RelayMessage.parse("[\"NOTICE\"]")).isEqualTo(new RelayMessage.Notice(""));
+        assertThat(RelayMessage.parse("[\"CLOSED\",\"sub\"]")).isEqualTo(new RelayMessage.Closed("sub", ""));
     }
 
     @Test

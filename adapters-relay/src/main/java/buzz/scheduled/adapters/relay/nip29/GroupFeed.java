@@ -1,7 +1,9 @@
 package buzz.scheduled.adapters.relay.nip29;
 
 import buzz.scheduled.adapters.relay.AuthEventSigner;
+import buzz.scheduled.adapters.relay.RelayConnection;
 import buzz.scheduled.adapters.relay.RelayInformation;
+import buzz.scheduled.adapters.relay.RelayMessage;
 import buzz.scheduled.adapters.relay.nip29.GroupDirectory.Moderation;
 import buzz.scheduled.application.port.in.DeleteChannelUseCase;
 import buzz.scheduled.application.port.in.RemoveMemberUseCase;
@@ -10,29 +12,24 @@ import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.PublicKey;
-import buzz.scheduled.domain.nostr.StrictJson;
 import java.net.http.HttpClient;
-import java.net.http.WebSocket;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Follows the relay's NIP-29 group state on its own WebSocket connection (next to the publishing client's).
+ * Follows the relay's NIP-29 group state on its own {@link RelayConnection} (next to the publishing client's): the
+ * connection layer makes and re-makes the WebSocket, answers pings and parses the relay's messages; this class reads
+ * the group state from them.
  *
  * <p><b>Whose key.</b> Group state (kinds 39000 metadata, 39001 admins, 39002 members) counts only when signed by
  * the relay's own key: {@code BUZZ_RELAY_PUBKEY} when configured, else the {@code self} of the relay's NIP-11
@@ -60,10 +57,11 @@ import org.slf4j.LoggerFactory;
  * groups yet). A configured key that the relay does not confirm and that signed nothing is most likely the wrong
  * key: the feed logs a WARN (naming the keys that did sign group state on the relay, if any) and stays
  * unavailable until a state event signed by that key arrives live. The directory is out of sync again from the
- * moment the connection is lost (closed, failed, no pong to a ping, or the relay closed a subscription);
+ * moment the connection is lost (closed, failed, no pong by the next ping, or the relay closed a subscription);
  * meanwhile the {@code nip29} policy answers "unavailable". Lost connections are re-made with the relay settings'
- * backoff. NIP-42: when the relay closes a subscription with {@code auth-required:}, the feed authenticates with
- * the sidecar's key (if it has a signer) and reads the backlog again.
+ * backoff, which starts afresh once the feed is in sync. NIP-42: when the relay closes a subscription with
+ * {@code auth-required:}, the feed authenticates with the sidecar's key (if it has a signer) and reads the backlog
+ * again.
  */
 public final class GroupFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupFeed.class);
@@ -86,12 +84,16 @@ public final class GroupFeed implements AutoCloseable {
     private final HttpClient http;
     private final ScheduledExecutorService timer;
     private final ExecutorService actions;
+    private final RelayConnection relay;
     private final Set<String> carriedOut = new HashSet<>();
 
     private final Object lock = new Object();
     // guarded by lock
     private Connection current;
-    private int failedAttempts;
+    /** What the NIP-11 document said before the attempt under way, for the link it opens. */
+    private Connection next;
+    /** Why the last attempt was given up before connecting (already the directory's reason), or null. */
+    private String refusal;
     private boolean closed;
     private boolean started;
 
@@ -121,6 +123,8 @@ public final class GroupFeed implements AutoCloseable {
                 .connectTimeout(settings.relay().connectTimeout()).build();
         this.timer = Executors.newSingleThreadScheduledExecutor(daemon("nip29-feed-timer"));
         this.actions = Executors.newSingleThreadExecutor(daemon("nip29-moderation"));
+        this.relay = new RelayConnection(settings.relay().withPingInterval(settings.pingInterval()), http, timer,
+                new Events());
         settings.relayPubkey().ifPresent(directory::relayPubkey);
     }
 
@@ -135,7 +139,7 @@ public final class GroupFeed implements AutoCloseable {
             }
             started = true;
         }
-        timer.execute(this::connect);
+        timer.execute(relay::connect);
     }
 
     /** Whether the group state is in sync with the relay right now. */
@@ -150,15 +154,11 @@ public final class GroupFeed implements AutoCloseable {
     /** Stops following the relay; pending moderation retries are abandoned (the next start re-reads them). */
     @Override
     public void close() {
-        Connection connection;
         synchronized (lock) {
             closed = true;
-            connection = current;
             current = null;
         }
-        if (connection != null) {
-            connection.abort("the feed is closing");
-        }
+        relay.close();
         directory.unsynced("the group feed is closed");
         timer.shutdownNow();
         actions.shutdownNow();
@@ -166,47 +166,35 @@ public final class GroupFeed implements AutoCloseable {
 
     // -----------------------------------------------------------------------------------------------------------
 
-    private void connect() {
-        synchronized (lock) {
-            if (closed) {
-                return;
-            }
-        }
+    /**
+     * Reads the relay's NIP-11 document before each connection: the key to follow and the page size. A reason not
+     * to connect (no key to follow) when there is none; the directory then says so.
+     */
+    private Optional<String> prepare() {
         RelayInformation.Answer answer = RelayInformation.fetch(http, settings.relay().url(),
                 settings.relay().connectTimeout());
         Optional<RelayInformation> information = answer instanceof RelayInformation.Answer.Read read
                 ? Optional.of(read.information()) : Optional.empty();
         Optional<SigningKey> key = signingKey(answer, information);
         if (key.isEmpty()) {
-            return;
+            synchronized (lock) {
+                return Optional.of(refusal);
+            }
         }
         int pageSize = information.flatMap(i -> i.limitation().maxLimit().isPresent()
                         ? Optional.of(i.limitation().maxLimit().getAsInt()) : Optional.empty())
                 .map(max -> Math.max(1, Math.min(max, Nip29Settings.MAX_PAGE_SIZE)))
                 .orElse(settings.pageSize());
         directory.relayPubkey(key.get().pubkey());
-        Connection connection = new Connection(key.get(), pageSize);
         synchronized (lock) {
-            if (closed) {
-                return;
-            }
-            current = connection;
+            next = new Connection(key.get(), pageSize);
         }
-        http.newWebSocketBuilder()
-                .connectTimeout(settings.relay().connectTimeout())
-                .buildAsync(settings.relay().url(), connection)
-                .whenComplete((socket, error) -> {
-                    if (error != null) {
-                        connection.lost("cannot connect to " + settings.relay().url() + ": " + rootMessage(error));
-                    } else {
-                        connection.attach(socket);
-                    }
-                });
+        return Optional.empty();
     }
 
     /**
      * The key group state must be signed with, and whether the relay itself confirms it (its NIP-11 {@code self});
-     * empty, with the directory unavailable and a reconnect scheduled, when there is none to follow.
+     * empty, with the directory unavailable saying why, when there is none to follow.
      */
     private Optional<SigningKey> signingKey(RelayInformation.Answer answer, Optional<RelayInformation> information) {
         Optional<PublicKey> self = information.flatMap(RelayInformation::self);
@@ -233,7 +221,9 @@ public final class GroupFeed implements AutoCloseable {
             return Optional.of(new SigningKey(self.get(), "the relay's NIP-11 self", true));
         }
         directory.unsynced(why);
-        reconnectLater(why);
+        synchronized (lock) {
+            refusal = why;
+        }
         return Optional.empty();
     }
 
@@ -246,21 +236,98 @@ public final class GroupFeed implements AutoCloseable {
     private record SigningKey(PublicKey pubkey, String source, boolean confirmed) {
     }
 
-    private void reconnectLater(String why) {
-        Duration delay;
-        synchronized (lock) {
-            if (closed) {
+    /** The connection layer's news, passed to the link's {@link Connection}. */
+    private final class Events implements RelayConnection.Listener {
+        @Override
+        public Optional<String> beforeConnect() {
+            synchronized (lock) {
+                if (closed) {
+                    return Optional.of("the group feed is closed");
+                }
+                refusal = null;
+            }
+            return prepare();
+        }
+
+        @Override
+        public void opened(RelayConnection.Link link) {
+            Connection connection;
+            synchronized (lock) {
+                connection = closed ? null : next;
+                next = null;
+                if (connection != null) {
+                    connection.link = link;
+                    current = connection;
+                }
+            }
+            if (connection == null) {
+                link.abort("the feed is closing");
                 return;
             }
-            delay = settings.relay().reconnectDelay(failedAttempts, ThreadLocalRandom.current().nextDouble());
-            failedAttempts++;
+            connection.startSync();
         }
-        LOG.warn("NIP-29 group feed from {} is down ({}); reconnecting in {} ms", settings.relay().url(), why,
-                delay.toMillis());
-        try {
-            timer.schedule(this::connect, delay.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // closed meanwhile
+
+        @Override
+        public void received(RelayConnection.Link link, RelayMessage message) {
+            Connection connection = on(link);
+            if (connection != null) {
+                connection.receive(message);
+            }
+        }
+
+        @Override
+        public void challenged(RelayConnection.Link link, String challenge) {
+            Connection connection = on(link);
+            if (connection != null) {
+                connection.challenged();
+            }
+        }
+
+        @Override
+        public void authAnswered(RelayConnection.Link link, boolean accepted, String message) {
+            Connection connection = on(link);
+            if (connection != null) {
+                connection.authAnswered(accepted, message);
+            }
+        }
+
+        @Override
+        public void ended(RelayConnection.Link link, int statusCode, String why, Duration retryIn) {
+            synchronized (lock) {
+                if (closed || current == null || current.link != link) {
+                    return;
+                }
+                current = null;
+            }
+            directory.unsynced("the relay's group state is not available: " + why);
+            down(why, retryIn);
+        }
+
+        @Override
+        public void unreachable(String why, int failures, Duration retryIn) {
+            boolean refused;
+            synchronized (lock) {
+                if (closed) {
+                    return;
+                }
+                refused = refusal != null;
+            }
+            String reason = refused ? why : "cannot connect to " + settings.relay().url() + ": " + why;
+            if (!refused) {
+                directory.unsynced("the relay's group state is not available: " + reason);
+            }
+            down(reason, retryIn);
+        }
+
+        private void down(String why, Duration retryIn) {
+            LOG.warn("NIP-29 group feed from {} is down ({}); reconnecting in {} ms", settings.relay().url(), why,
+                    retryIn.toMillis());
+        }
+
+        private Connection on(RelayConnection.Link link) {
+            synchronized (lock) {
+                return current != null && current.link == link ? current : null;
+            }
         }
     }
 
@@ -308,14 +375,6 @@ public final class GroupFeed implements AutoCloseable {
         });
     }
 
-    private static String rootMessage(Throwable error) {
-        Throwable root = error;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.toString();
-    }
-
     private static java.util.concurrent.ThreadFactory daemon(String name) {
         return runnable -> {
             Thread thread = new Thread(runnable, name);
@@ -325,16 +384,15 @@ public final class GroupFeed implements AutoCloseable {
     }
 
     /**
-     * One connection: its socket, the live subscription, the backlog read page by page, NIP-42 state and keepalive.
-     * Relay messages arrive one at a time (the listener asks for the next only after handling one); the fields
-     * below are also touched by the keepalive timer and {@link #lost}, hence the locking.
+     * The feed's state on one link: the live subscription, the backlog read page by page, and NIP-42. Relay messages
+     * arrive one at a time; the fields below are also touched by the moderation and timer threads, hence the
+     * locking.
      */
-    private final class Connection implements WebSocket.Listener {
+    private final class Connection {
         private final SigningKey key;
         private final int pageSize;
-        private final StringBuilder partial = new StringBuilder();
-        private final AtomicBoolean ended = new AtomicBoolean();
-        private WebSocket socket;
+        /** Set once, when the link opens. */
+        private RelayConnection.Link link;
         // The sync of the backlog (reset when it starts again after AUTH).
         private GroupBacklog backlog;
         private boolean liveCaughtUp;
@@ -343,36 +401,12 @@ public final class GroupFeed implements AutoCloseable {
         private boolean probing;
         private final Set<PublicKey> otherSigners = new LinkedHashSet<>();
         // NIP-42
-        private String challenge;
         private boolean authWanted;
-        private String authEventId;
         private boolean authenticated;
-        private long pingSentNanos;
-        private ScheduledFuture<?> keepalive;
 
         Connection(SigningKey key, int pageSize) {
             this.key = key;
             this.pageSize = pageSize;
-        }
-
-        synchronized void attach(WebSocket webSocket) {
-            if (socket == null) {
-                socket = webSocket;
-            }
-        }
-
-        @Override
-        public void onOpen(WebSocket webSocket) {
-            attach(webSocket);
-            startSync();
-            long interval = settings.pingInterval().toNanos();
-            try {
-                keepalive = timer.scheduleAtFixedRate(this::ping, interval, interval, TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                abort("the feed is closing");
-                return;
-            }
-            webSocket.request(1);
         }
 
         /** Opens the live subscription, then reads the backlog from its first page. */
@@ -398,65 +432,26 @@ public final class GroupFeed implements AutoCloseable {
             send(request);
         }
 
-        private synchronized void send(String text) {
-            if (socket != null && !ended.get()) {
-                socket.sendText(text, true).whenComplete((ignored, error) -> {
-                    if (error != null) {
-                        lost("sending to the relay failed: " + rootMessage(error));
-                    }
-                });
-            }
+        private void send(String text) {
+            link.send(text);
         }
 
-        @Override
-        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-            partial.append(data);
-            if (last) {
-                String text = partial.toString();
-                partial.setLength(0);
-                try {
-                    receive(text);
-                } catch (RuntimeException e) {
-                    LOG.warn("NIP-29 group feed could not handle a relay message: {}", e.toString());
-                }
-            }
-            webSocket.request(1);
-            return null;
-        }
-
-        private void receive(String text) {
-            if (!(StrictJson.parse(text) instanceof StrictJson.Parsed.Value value)
-                    || !(value.value() instanceof List<?> message) || message.isEmpty()
-                    || !(message.get(0) instanceof String type)) {
-                LOG.debug("ignoring a relay message that is not a JSON array with a type");
-                return;
-            }
-            String subscription = message.size() >= 2 && message.get(1) instanceof String s ? s : "";
-            switch (type) {
-                case "EVENT" -> {
-                    if (message.size() == 3) {
-                        event(subscription, message.get(2));
+        void receive(RelayMessage message) {
+            switch (message) {
+                case RelayMessage.Event event -> event(event.subscription(), event.event());
+                case RelayMessage.EndOfStoredEvents eose -> endOfStored(eose.subscription());
+                case RelayMessage.Closed closedByRelay -> {
+                    if (open(closedByRelay.subscription())) {
+                        closedByRelay(closedByRelay.subscription(), closedByRelay.message());
                     }
                 }
-                case "EOSE" -> endOfStored(subscription);
-                case "CLOSED" -> {
-                    if (open(subscription)) {
-                        closedByRelay(subscription, message.size() > 2 && message.get(2) instanceof String s ? s : "");
-                    }
+                case RelayMessage.Notice notice -> LOG.info("relay notice on the NIP-29 feed: {}", notice.message());
+                case RelayMessage.Ok ok -> LOG.debug("OK on the NIP-29 feed for {}, which sends no events",
+                        ok.eventId());
+                case RelayMessage.Auth auth -> {
+                    // the connection layer passes challenges to challenged()
                 }
-                case "AUTH" -> {
-                    if (!subscription.isEmpty()) {
-                        challenged(subscription);
-                    }
-                }
-                case "OK" -> {
-                    if (message.size() >= 3 && subscription.equals(authEventId)
-                            && message.get(2) instanceof Boolean accepted) {
-                        authAnswered(accepted, message.size() > 3 && message.get(3) instanceof String s ? s : "");
-                    }
-                }
-                case "NOTICE" -> LOG.info("relay notice on the NIP-29 feed: {}", subscription);
-                default -> {
+                case RelayMessage.Other other -> {
                     // other message types do not concern the feed
                 }
             }
@@ -468,7 +463,7 @@ public final class GroupFeed implements AutoCloseable {
                     || (probing && subscription.equals(PROBE_SUBSCRIPTION));
         }
 
-        private void event(String subscription, Object json) {
+        private void event(String subscription, NostrEventJson.Decoded read) {
             boolean page;
             synchronized (this) {
                 page = backlog.isCurrentPage(subscription);
@@ -478,7 +473,7 @@ public final class GroupFeed implements AutoCloseable {
                 return;
             }
             // A page is counted whole, events it cannot use included: a short count means the end of the backlog.
-            if (!(NostrEventJson.fromJson(json) instanceof NostrEventJson.Decoded.Event decoded)) {
+            if (!(read instanceof NostrEventJson.Decoded.Event decoded)) {
                 if (page) {
                     synchronized (this) {
                         backlog.countedUnreadable();
@@ -606,12 +601,10 @@ public final class GroupFeed implements AutoCloseable {
                         + "],\"limit\":" + PROBE_LIMIT + "}]");
                 return;
             }
-            synchronized (lock) {
-                if (current != this) {
-                    return;
-                }
-                failedAttempts = 0;
+            if (!isCurrent()) {
+                return;
             }
+            link.healthy();
             directory.synced();
             LOG.info("NIP-29 group feed from {} is in sync: {} groups from {} state events signed by {} ({}), {}"
                             + " backlog pages of up to {} events", settings.relay().url(), directory.groupCount(),
@@ -649,142 +642,63 @@ public final class GroupFeed implements AutoCloseable {
                 return;
             }
             if (why.startsWith("auth-required:") && authSigner.isPresent()) {
-                String pendingChallenge;
+                boolean again;
                 synchronized (this) {
-                    if (authEventId != null && !authenticated) {
+                    if (link.authPending() && !authenticated) {
                         return; // AUTH already sent; its OK restarts the sync
                     }
-                    if (!authenticated) {
+                    again = authenticated;
+                    if (!again) {
                         authWanted = true;
                     }
-                    pendingChallenge = authenticated ? null : challenge;
                 }
-                if (authenticated) {
-                    lost("the relay still wants NIP-42 AUTH after accepting the sidecar's: " + why);
-                } else if (pendingChallenge != null) {
-                    authenticate(pendingChallenge);
+                if (again) {
+                    abort("the relay still wants NIP-42 AUTH after accepting the sidecar's: " + why);
+                } else {
+                    authenticate();
                 }
                 return;
             }
-            lost("the relay closed the group subscription " + subscription + ": "
+            abort("the relay closed the group subscription " + subscription + ": "
                     + (why.isEmpty() ? "(no reason)" : why));
         }
 
-        private void challenged(String value) {
+        /** A challenge arrived: answered when a subscription already asked for AUTH. */
+        void challenged() {
             boolean wanted;
             synchronized (this) {
-                challenge = value;
                 wanted = authWanted;
             }
             if (wanted) {
-                authenticate(value);
+                authenticate();
             }
         }
 
-        private void authenticate(String value) {
-            NostrEvent auth = authSigner.orElseThrow().signAuth(settings.relay().authUrl().toString(), value,
-                    clock.now().getEpochSecond());
+        /** Sends AUTH for the link's challenge; without one yet, {@link #challenged} sends it when it comes. */
+        private void authenticate() {
+            Optional<String> auth = link.authEvent(authSigner.orElseThrow(), clock);
+            if (auth.isEmpty()) {
+                return;
+            }
             synchronized (this) {
                 authWanted = false;
-                authEventId = auth.id().hex();
             }
-            send("[\"AUTH\"," + NostrEventJson.write(auth) + "]");
+            send(auth.get());
         }
 
-        private void authAnswered(boolean accepted, String message) {
+        void authAnswered(boolean accepted, String message) {
             if (accepted) {
                 synchronized (this) {
                     authenticated = true;
                 }
                 startSync(); // the same live subscription id again replaces it (NIP-01)
             } else {
-                lost("the relay refused the sidecar's NIP-42 AUTH: " + message);
+                abort("the relay refused the sidecar's NIP-42 AUTH: " + message);
             }
-        }
-
-        private void ping() {
-            long now = System.nanoTime();
-            long sent;
-            synchronized (this) {
-                sent = pingSentNanos;
-            }
-            if (sent != 0 && now - sent > settings.relay().connectTimeout().toNanos()) {
-                abort("no pong from the relay within " + settings.relay().connectTimeout().toMillis() + " ms");
-                return;
-            }
-            WebSocket target;
-            synchronized (this) {
-                if (sent == 0) {
-                    pingSentNanos = now;
-                }
-                target = socket;
-            }
-            if (target != null && sent == 0) {
-                target.sendPing(ByteBuffer.allocate(0)).whenComplete((ignored, error) -> {
-                    if (error != null) {
-                        lost("ping failed: " + rootMessage(error));
-                    }
-                });
-            }
-        }
-
-        @Override
-        public CompletionStage<?> onPong(WebSocket webSocket, ByteBuffer message) {
-            synchronized (this) {
-                pingSentNanos = 0;
-            }
-            webSocket.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-            lost("the relay closed the connection (" + statusCode + (reason.isEmpty() ? "" : " " + reason) + ")");
-            return null;
-        }
-
-        @Override
-        public void onError(WebSocket webSocket, Throwable error) {
-            lost("the connection to the relay failed: " + rootMessage(error));
         }
 
         void abort(String why) {
-            WebSocket target;
-            synchronized (this) {
-                target = socket;
-            }
-            if (target != null) {
-                target.abort();
-            }
-            lost(why);
-        }
-
-        /** Ends this connection once: out of sync, and a new connection later unless the feed is closing. */
-        void lost(String why) {
-            if (!ended.compareAndSet(false, true)) {
-                return;
-            }
-            if (keepalive != null) {
-                keepalive.cancel(false);
-            }
-            WebSocket target;
-            synchronized (this) {
-                target = socket;
-            }
-            if (target != null && !target.isInputClosed()) {
-                target.abort();
-            }
-            boolean mine;
-            synchronized (lock) {
-                mine = current == this;
-                if (mine) {
-                    current = null;
-                }
-            }
-            if (mine) {
-                directory.unsynced("the relay's group state is not available: " + why);
-                reconnectLater(why);
-            }
+            link.abort(why);
         }
     }
 }

@@ -12,8 +12,8 @@ import java.util.Optional;
  *                     to; the feed has its own connection)
  * @param relayPubkey  the key whose signature group state events must carry ({@code BUZZ_RELAY_PUBKEY}); when empty
  *                     it is the {@code self} of the relay's NIP-11 document, read on every connect
- * @param pingInterval how often an idle connection is pinged; no pong within the handshake timeout counts as a
- *                     lost relay (a half-open TCP connection must not look like a live feed)
+ * @param pingInterval how often the feed's connection is pinged; no pong by the next ping counts as a lost relay
+ *                     (a half-open TCP connection must not look like a live feed)
  * @param pageSize     events asked for per backlog page when the relay's NIP-11 document states no
  *                     {@code limitation.max_limit}; must not exceed what the relay returns for one filter, because a
  *                     page that comes back short is taken as the end of the backlog
