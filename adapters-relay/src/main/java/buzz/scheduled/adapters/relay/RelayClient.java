@@ -832,8 +832,9 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 LOG.info("authenticated to relay {} (NIP-42)", settings.url());
             } else {
                 counters.authRefusals.incrementAndGet();
-                LOG.warn("relay {} refused our NIP-42 AUTH (relay tag {}): {}", settings.url(), settings.authUrl(),
-                        message);
+                LOG.warn("relay {} refused our NIP-42 AUTH (relay tag {}): {}{}", settings.url(), settings.authUrl(),
+                        message, settings.authUrl().equals(settings.url()) ? "; a relay that checks the relay tag"
+                                + " against its public URL needs BUZZ_RELAY_AUTH_URL set to that URL" : "");
             }
             pump();
         }

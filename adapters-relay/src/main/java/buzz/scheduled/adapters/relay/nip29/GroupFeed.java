@@ -88,6 +88,8 @@ public final class GroupFeed implements AutoCloseable {
     private final Set<String> carriedOut = new HashSet<>();
 
     private final Object lock = new Object();
+    /** Why the feed last went down, until it is in sync again: the same reason again is logged at DEBUG only. */
+    private volatile String lastDown;
     // guarded by lock
     private Connection current;
     /** What the NIP-11 document said before the attempt under way, for the link it opens. */
@@ -320,8 +322,14 @@ public final class GroupFeed implements AutoCloseable {
         }
 
         private void down(String why, Duration retryIn) {
-            LOG.warn("NIP-29 group feed from {} is down ({}); reconnecting in {} ms", settings.relay().url(), why,
-                    retryIn.toMillis());
+            if (why.equals(lastDown)) {
+                LOG.debug("NIP-29 group feed from {} is still down ({}); reconnecting in {} ms",
+                        settings.relay().url(), why, retryIn.toMillis());
+                return;
+            }
+            lastDown = why;
+            LOG.warn("NIP-29 group feed from {} is down ({}); reconnecting in {} ms (said once until it recovers)",
+                    settings.relay().url(), why, retryIn.toMillis());
         }
 
         private Connection on(RelayConnection.Link link) {
@@ -538,6 +546,7 @@ public final class GroupFeed implements AutoCloseable {
             }
             if (confirmedNow && isCurrent()) {
                 directory.synced();
+                lastDown = null;
                 LOG.info("NIP-29 group feed from {} is in sync: the first group state signed by {} ({}) arrived",
                         settings.relay().url(), key.pubkey(), key.source());
             }
@@ -606,6 +615,7 @@ public final class GroupFeed implements AutoCloseable {
             }
             link.healthy();
             directory.synced();
+            lastDown = null;
             LOG.info("NIP-29 group feed from {} is in sync: {} groups from {} state events signed by {} ({}), {}"
                             + " backlog pages of up to {} events", settings.relay().url(), directory.groupCount(),
                     signedState, key.pubkey(), key.source(), pages, pageSize);

@@ -257,6 +257,40 @@ class GroupFeedTest {
     }
 
     @Test
+    void nip11WithoutSelf_reconnectingAgainAndAgain_warnsOnceNotAtEveryAttempt() {
+        relay.close();
+        relay = Nip29TestRelay.start(mode -> mode.env("TEST_RELAY_NIP29_SELF", "off"));
+        ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
+                GroupFeed.class);
+        List<ch.qos.logback.classic.spi.ILoggingEvent> logged = new CopyOnWriteArrayList<>();
+        ch.qos.logback.core.AppenderBase<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+                new ch.qos.logback.core.AppenderBase<>() {
+                    @Override
+                    protected void append(ch.qos.logback.classic.spi.ILoggingEvent line) {
+                        logged.add(line);
+                    }
+                };
+        lines.start();
+        ch.qos.logback.classic.Level before = log.getLevel();
+        log.setLevel(ch.qos.logback.classic.Level.DEBUG);
+        log.addAppender(lines);
+        try {
+            follow(Optional.empty());
+            await(() -> logged.stream().filter(line -> line.getFormattedMessage().contains("is still down"))
+                    .count(), attempts -> attempts >= 3, "three more attempts");
+
+            List<String> warnings = logged.stream()
+                    .filter(line -> line.getLevel() == ch.qos.logback.classic.Level.WARN)
+                    .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+            assertThat(warnings).hasSize(1);
+            assertThat(warnings.get(0)).contains("is down").contains("self").contains("said once until it recovers");
+        } finally {
+            log.detachAppender(lines);
+            log.setLevel(before);
+        }
+    }
+
+    @Test
     void backlog_600GroupsBehindASilent500ResultCapAndSelfNotPubkey_isPagedToTheEndBeforeInSync() {
         relay.close();
         PublicKey contact = new SecretKey("cc".repeat(32)).publicKey();
