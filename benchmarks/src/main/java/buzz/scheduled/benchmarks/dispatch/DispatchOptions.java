@@ -12,7 +12,9 @@ import java.util.Map;
  * @param databaseUrl    admin connection to a PostgreSQL on 127.0.0.1 where a scratch database per phase is created
  *                       and dropped ({@code BUZZ_BENCH_DATABASE_URL}, default {@value #DEFAULT_DATABASE_URL})
  * @param messages       due messages of each burn-down (default 20 000)
- * @param warmup         messages of the warm-up burn-down each side runs first, not measured (default 2 000; 0 skips it)
+ * @param warmup         messages of the warm-up burn-down each side runs first, not measured (default 20 000, as many
+ *                       as the burn-down: after 2 000 the JIT was still compiling the hot paths of both sides, and
+ *                       the measured burn-down paid for it; 0 skips it)
  * @param window         our dispatcher's window of frames in flight ({@code BUZZ_MAX_IN_FLIGHT}, default 1 000)
  * @param claimBatch     our dispatcher's largest claim ({@code BUZZ_CLAIM_BATCH_SIZE}, default 500)
  * @param dbSchedulers   db-scheduler configurations to try; the best of them is what the ratio divides by (default:
@@ -38,7 +40,7 @@ record DispatchOptions(String databaseUrl, int messages, int warmup, int window,
 
     static final String USAGE = """
             usage: java -cp benchmarks/target/benchmarks.jar buzz.scheduled.benchmarks.dispatch.DispatchToRelay \\
-                     [--messages=20000] [--warmup=2000] [--window=1000] [--claim=500] \\
+                     [--messages=20000] [--warmup=20000] [--window=1000] [--claim=500] \\
                      [--dbs-threads=32,64] [--dbs-limits=0.5:1.0,1.0:4.0] [--dbs-poll-ms=100] \\
                      [--rates=50,1000] [--steady-seconds=60] [--dbs-lateness=true] [--max-seconds=900] [--seed=1]
             environment: BUZZ_BENCH_DATABASE_URL (default %s); must point at 127.0.0.1
@@ -116,7 +118,7 @@ record DispatchOptions(String databaseUrl, int messages, int warmup, int window,
     static DispatchOptions parse(List<String> args, Map<String, String> environment) {
         String databaseUrl = environment.getOrDefault(DATABASE_URL_VARIABLE, DEFAULT_DATABASE_URL);
         int messages = 20_000;
-        int warmup = 2_000;
+        int warmup = 20_000;
         int window = 1_000;
         int claim = 500;
         List<Integer> threads = List.of(32, 64);

@@ -16,7 +16,7 @@ class DispatchOptionsTest {
 
         assertThat(options.databaseUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
         assertThat(options.messages()).isEqualTo(20_000);
-        assertThat(options.warmup()).isEqualTo(2_000);
+        assertThat(options.warmup()).isEqualTo(20_000);
         assertThat(options.window()).isEqualTo(1_000);
         assertThat(options.claimBatch()).isEqualTo(500);
         assertThat(options.dbSchedulers()).containsExactly(
