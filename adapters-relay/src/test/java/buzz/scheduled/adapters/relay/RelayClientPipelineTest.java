@@ -3,12 +3,14 @@ package buzz.scheduled.adapters.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.relay.testing.FakeRelay;
+import buzz.scheduled.adapters.relay.testing.LoggedLines;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayPublisher.Publication;
 import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
+import ch.qos.logback.classic.Level;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -110,7 +112,8 @@ class RelayClientPipelineTest {
     void relayRequiresItsPublicUrlInAuth_withTheInternalAddress_theRefusalIsCountedWithTheRelaysWords()
             throws Exception {
         try (TestRelay relay = TestRelay.builder().mode("--auth-hostname", "relay.example.com").start();
-             RelayClient client = new RelayClient(settings(relay.url()), signer(), Instant::now)) {
+             RelayClient client = new RelayClient(settings(relay.url()), signer(), Instant::now);
+             LoggedLines lines = LoggedLines.of(RelayClient.class, Level.WARN)) {
             NostrEvent event = TestSigners.message(TestSigners.ALICE, "channel-1");
 
             PublishResult result = client.publish(event, TIMEOUT);
@@ -118,6 +121,9 @@ class RelayClientPipelineTest {
             assertThat(result).isEqualTo(new PublishResult.Transient(
                     "auth-required: the relay refused our AUTH (invalid: the relay url is wrong)"));
             assertThat(client.counts().authRefusals()).isEqualTo(1);
+            assertThat(lines.at(Level.WARN)).anySatisfy(line -> assertThat(line)
+                    .contains("refused our NIP-42 AUTH").contains("invalid: the relay url is wrong")
+                    .contains("BUZZ_RELAY_AUTH_URL"));
             assertThat(relay.event(event.id().hex())).isEmpty();
         }
     }

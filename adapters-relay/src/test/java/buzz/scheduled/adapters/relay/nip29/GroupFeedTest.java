@@ -7,6 +7,7 @@ import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.adapters.relay.testing.LoggedLines;
 import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
 import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
 import buzz.scheduled.application.port.out.AccessPolicy;
@@ -15,6 +16,7 @@ import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.RefusalCode;
+import ch.qos.logback.classic.Level;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -260,33 +262,14 @@ class GroupFeedTest {
     void nip11WithoutSelf_reconnectingAgainAndAgain_warnsOnceNotAtEveryAttempt() {
         relay.close();
         relay = Nip29TestRelay.start(mode -> mode.env("TEST_RELAY_NIP29_SELF", "off"));
-        ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
-                GroupFeed.class);
-        List<ch.qos.logback.classic.spi.ILoggingEvent> logged = new CopyOnWriteArrayList<>();
-        ch.qos.logback.core.AppenderBase<ch.qos.logback.classic.spi.ILoggingEvent> lines =
-                new ch.qos.logback.core.AppenderBase<>() {
-                    @Override
-                    protected void append(ch.qos.logback.classic.spi.ILoggingEvent line) {
-                        logged.add(line);
-                    }
-                };
-        lines.start();
-        ch.qos.logback.classic.Level before = log.getLevel();
-        log.setLevel(ch.qos.logback.classic.Level.DEBUG);
-        log.addAppender(lines);
-        try {
+        try (LoggedLines lines = LoggedLines.of(GroupFeed.class, Level.DEBUG)) {
             follow(Optional.empty());
-            await(() -> logged.stream().filter(line -> line.getFormattedMessage().contains("is still down"))
-                    .count(), attempts -> attempts >= 3, "three more attempts");
+            await(() -> lines.at(Level.DEBUG).stream().filter(line -> line.contains("is still down")).count(),
+                    attempts -> attempts >= 3, "three more attempts");
 
-            List<String> warnings = logged.stream()
-                    .filter(line -> line.getLevel() == ch.qos.logback.classic.Level.WARN)
-                    .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+            List<String> warnings = lines.at(Level.WARN);
             assertThat(warnings).hasSize(1);
             assertThat(warnings.get(0)).contains("is down").contains("self").contains("said once until it recovers");
-        } finally {
-            log.detachAppender(lines);
-            log.setLevel(before);
         }
     }
 
