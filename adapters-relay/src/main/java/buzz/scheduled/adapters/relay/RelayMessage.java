@@ -106,6 +106,67 @@ public sealed interface RelayMessage {
      *                                  message type has the wrong shape (the message says which)
      */
     static RelayMessage parse(String text) {
+        Ok answer = compactOk(text);
+        return answer != null ? answer : parseTree(text);
+    }
+
+    /**
+     * The answer to every published frame, {@code ["OK","<id>",true|false,"<message>"]} (or without the message),
+     * written compactly and with no escape or control character in its strings, read without building a JSON tree;
+     * null for anything else, which {@link #parseTree} reads. Both readings give the same result for the text this
+     * one accepts.
+     */
+    static Ok compactOk(String text) {
+        String start = "[\"OK\",\"";
+        if (!text.startsWith(start)) {
+            return null;
+        }
+        int idEnd = text.indexOf('"', start.length());
+        if (idEnd < 0) {
+            return null;
+        }
+        String id = text.substring(start.length(), idEnd);
+        int at = idEnd + 1;
+        if (!text.startsWith(",", at)) {
+            return null;
+        }
+        at++;
+        boolean accepted;
+        if (text.startsWith("true", at)) {
+            accepted = true;
+            at += 4;
+        } else if (text.startsWith("false", at)) {
+            accepted = false;
+            at += 5;
+        } else {
+            return null;
+        }
+        String message;
+        if (at == text.length() - 1 && text.charAt(at) == ']') {
+            message = "";
+        } else {
+            int end = text.length() - 2;
+            if (!text.startsWith(",\"", at) || end < at + 2 || !text.startsWith("\"]", end)) {
+                return null;
+            }
+            message = text.substring(at + 2, end);
+        }
+        return plain(id) && plain(message) ? new Ok(id, accepted, message) : null;
+    }
+
+    /** Whether {@code value} needs no JSON unescaping: no quote, backslash or control character. */
+    private static boolean plain(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\' || c < 0x20) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The general reading: a JSON tree of any relay message. */
+    static RelayMessage parseTree(String text) {
         JsonNode root;
         try {
             root = JSON.readTree(text);

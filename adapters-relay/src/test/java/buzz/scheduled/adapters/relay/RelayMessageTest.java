@@ -6,6 +6,7 @@ import buzz.scheduled.domain.nostr.NostrEventJson;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -168,5 +169,41 @@ class RelayMessageTest {
         assertThatThrownBy(() -> RelayMessage.parse("[\"AUTH\"]"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("AUTH must be [\"AUTH\", <challenge string>]");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "[\"OK\",\"%s\",true,\"\"]", "[\"OK\",\"%s\",false,\"blocked: not on the list\"]",
+        "[\"OK\",\"%s\",true]", "[\"OK\",\"%s\",true,\"duplicate: é ✓ ok\"]",
+        "[\"OK\",\"%s\",false,\"error: \\\"quoted\\\"\"]", "[\"OK\",\"%s\",false,\"a\\nb\"]",
+        "[\"OK\", \"%s\", true, \"\"]", "[\"OK\",\"%s\",true,\"x\",\"extra\"]", "[\"OK\",\"%s\",true,\"\"] ",
+        "[\"OK\",\"%s\",TRUE,\"\"]", "[\"OK\",\"%s\",true,\"unterminated]", "[\"OK\",\"%s\",true,\"\"",
+        "[\"OK\",\"%s\",1,\"\"]", "[\"OK\",\"\\u0061%s\",true,\"\"]", "[\"OK\",\"%s\",true,]"})
+    void parse_okInAnyForm_readsAsTheJsonTreeDoes(String form) {
+        String text = form.formatted(ID);
+
+        Object fast = outcome(() -> RelayMessage.parse(text));
+        Object tree = outcome(() -> RelayMessage.parseTree(text));
+
+        assertThat(fast).isEqualTo(tree);
+    }
+
+    @Test
+    void compactOk_readsOnlyTheCompactEscapeFreeForm() {
+        assertThat(RelayMessage.compactOk("[\"OK\",\"" + ID + "\",false,\"rate-limited: slow down\"]"))
+                .isEqualTo(new RelayMessage.Ok(ID, false, "rate-limited: slow down"));
+        assertThat(RelayMessage.compactOk("[\"OK\",\"" + ID + "\",true]")).isEqualTo(new RelayMessage.Ok(ID, true, ""));
+        assertThat(RelayMessage.compactOk("[\"OK\", \"" + ID + "\",true]")).isNull();
+        assertThat(RelayMessage.compactOk("[\"OK\",\"" + ID + "\",true,\"a\\\"b\"]")).isNull();
+        assertThat(RelayMessage.compactOk("[\"NOTICE\",\"x\"]")).isNull();
+    }
+
+    /** What reading gives: the message, or the failure's type and text. */
+    private static Object outcome(java.util.function.Supplier<RelayMessage> read) {
+        try {
+            return read.get();
+        } catch (IllegalArgumentException e) {
+            return "refused: " + e.getMessage();
+        }
     }
 }
