@@ -242,6 +242,20 @@ public abstract class DeliveryStoreContract<S extends OwnerMessageQueries & Mess
     }
 
     @Test
+    void finish_relayWordsWithANulCharacter_areRecordedAndTheMessageLeavesSending() {
+        // A relay's OK message is any JSON string: "\u0000" in it is legal JSON, but PostgreSQL text refuses it.
+        createdMessage(dueIn(Duration.ofSeconds(-60)));
+        ClaimedMessage claimed = single(delivery.claim(1, LEASE));
+
+        FinishResult result = delivery.finish(List.of(new Finish.Retry(claimed.claim(), claimed.revision(),
+                Duration.ofSeconds(40), LATE, "error: \u0000 odd"))).get(0);
+
+        assertThat(result.written()).isEqualTo(Written.RESCHEDULED);
+        assertThat(store.find(claimed.claim().id()).orElseThrow().state())
+                .isInstanceOf(ScheduleState.Scheduled.class);
+    }
+
+    @Test
     void finish_release_makesItClaimableAtOnceKeepingItsAttempts() {
         createdMessage(dueIn(Duration.ofSeconds(-60)));
         ClaimedMessage claimed = single(delivery.claim(1, LEASE));
