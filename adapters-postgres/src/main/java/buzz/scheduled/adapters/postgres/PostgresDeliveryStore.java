@@ -314,12 +314,21 @@ public final class PostgresDeliveryStore implements DeliveryStore {
         throw new IllegalStateException("a finish left state " + state);
     }
 
-    /** The words kept in {@code last_error} for the operator (never event content): at most 500 characters. */
+    /**
+     * The words kept in {@code last_error} for the operator (never event content): at most 500 characters, never
+     * ending in half a surrogate pair, and U+0000 shown as U+FFFD — a relay's message is any JSON string, and
+     * PostgreSQL text cannot hold U+0000, so written as it came it would fail the finishing write and leave the row in
+     * {@code sending} until the reaper, again at every resend.
+     */
     private static String lastError(String why) {
         if (why.isEmpty()) {
             return null;
         }
-        return why.length() > LAST_ERROR_LENGTH ? why.substring(0, LAST_ERROR_LENGTH) : why;
+        int end = Math.min(why.length(), LAST_ERROR_LENGTH);
+        if (end < why.length() && Character.isHighSurrogate(why.charAt(end - 1))) {
+            end--;
+        }
+        return why.substring(0, end).replace('\u0000', '\uFFFD');
     }
 
     @Override

@@ -182,6 +182,25 @@ class PostgresDeliveryStoreTest extends DeliveryStoreContract<PostgresScheduleSt
     }
 
     @Test
+    void finish_relayWordsWithNulOrASurrogatePairAtTheCut_keepReadableTextAsLastError() {
+        createDue(2);
+        List<ClaimedMessage> claimed = new ArrayList<>(delivery.claim(2, LEASE).messages());
+        String emojiAtTheCut = "x".repeat(PostgresDeliveryStore.LAST_ERROR_LENGTH - 1) + "\uD83D\uDE00 tail";
+
+        delivery.finish(List.of(
+                new Finish.Retry(claimed.get(0).claim(), claimed.get(0).revision(), Duration.ZERO,
+                        Duration.ofHours(1), "error: a\u0000b"),
+                new Finish.Retry(claimed.get(1).claim(), claimed.get(1).revision(), Duration.ZERO,
+                        Duration.ofHours(1), emojiAtTheCut)));
+
+        assertThat(db.queryColumn("SELECT last_error FROM scheduled_message WHERE id = ?",
+                claimed.get(0).claim().id().value())).containsExactly("error: a\uFFFDb");
+        assertThat(db.queryColumn("SELECT last_error FROM scheduled_message WHERE id = ?",
+                claimed.get(1).claim().id().value())).containsExactly(
+                "x".repeat(PostgresDeliveryStore.LAST_ERROR_LENGTH - 1));
+    }
+
+    @Test
     void finish_waitingOnARowWhileTheChannelIsDeleted_bothFinishWithoutADeadlock() throws Exception {
         createDue(3);
         ScheduledMessage pending = createdMessage(dueIn(Duration.ofHours(1)));
