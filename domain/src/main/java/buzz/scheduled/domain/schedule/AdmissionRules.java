@@ -76,8 +76,13 @@ public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Dur
         }
         Instant dueAt = timing == Timing.FUTURE ? Instant.ofEpochSecond(event.createdAt()) : now;
         for (String expiration : event.tagValues("expiration")) {
+            // NIP-40: a decimal string of ASCII digits. Long.parseLong alone would also read "+1796172879" and
+            // other scripts' digits ("٣٤٥" as 345), which relays do not read the same way.
             long expiresAt;
             try {
+                if (expiration.isEmpty() || !expiration.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                    throw new NumberFormatException(expiration);
+                }
                 expiresAt = Long.parseLong(expiration);
             } catch (NumberFormatException e) {
                 return refuse(RefusalCode.INVALID_EVENT, "the expiration tag is not Unix seconds: " + expiration);

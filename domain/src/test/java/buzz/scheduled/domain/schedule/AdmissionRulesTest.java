@@ -235,7 +235,8 @@ class AdmissionRulesTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tomorrow", "", "1.5e9", "99999999999999999999"})
+    @ValueSource(strings = {"tomorrow", "", "1.5e9", "99999999999999999999", "+1796172879", "-1796172879",
+        "\u0661\u0667\u0669\u0666\u0661\u0667\u0662\u0668\u0667\u0669", " 1796172879"})
     void check_expirationThatIsNotUnixSeconds_isInvalidEventNamingIt(String expiration) {
         Refusal refusal = refusal(check(inAnHour().tag("expiration", expiration).build()));
 
