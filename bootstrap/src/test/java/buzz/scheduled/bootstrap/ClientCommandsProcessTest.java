@@ -21,8 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -40,14 +40,10 @@ class ClientCommandsProcessTest {
     @TempDir
     Path work;
 
-    private final ServeProcesses processes = new ServeProcesses();
+    @RegisterExtension
+    final ServeProcesses processes = new ServeProcesses();
     private final List<Long> commandMillis = new ArrayList<>();
     private Map<String, String> clientEnvironment;
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        processes.close();
-    }
 
     @Test
     void clientCommands_againstServeAndTheRealRelay_scheduleListEditCancelSendNowAndShowRefusals() throws Exception {

@@ -15,8 +15,8 @@ import java.net.http.HttpTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,12 +39,8 @@ class DatabaseOutageTest {
     @TempDir
     Path work;
 
-    private final ServeProcesses processes = new ServeProcesses();
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        processes.close();
-    }
+    @RegisterExtension
+    final ServeProcesses processes = new ServeProcesses();
 
     @Test
     void databaseStopped_readyzAndMetricsAnswerWithinASecond_writesAnswer503AtOnce_andAllRecovers() throws Exception {

@@ -19,8 +19,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,12 +37,8 @@ class EmbeddedDatabaseKilledTest {
     @TempDir
     Path work;
 
-    private final ServeProcesses processes = new ServeProcesses();
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        processes.close();
-    }
+    @RegisterExtension
+    final ServeProcesses processes = new ServeProcesses();
 
     @Test
     void postmasterKilled_isRestarted_healthzStaysUp_andMessagesAdmittedBeforeAreDelivered() throws Exception {

@@ -16,8 +16,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,12 +34,8 @@ class JavaScriptExampleTest {
     @TempDir
     Path work;
 
-    private final ServeProcesses processes = new ServeProcesses();
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        processes.close();
-    }
+    @RegisterExtension
+    final ServeProcesses processes = new ServeProcesses();
 
     @Test
     void example_againstServeAndTheRealRelay_schedulesEditsSeesTheEditedEventPublishedAndCancels() throws Exception {

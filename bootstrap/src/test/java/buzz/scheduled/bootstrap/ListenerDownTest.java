@@ -17,7 +17,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,7 +40,8 @@ class ListenerDownTest {
     @TempDir
     Path work;
 
-    private final ServeProcesses processes = new ServeProcesses();
+    @RegisterExtension
+    final ServeProcesses processes = new ServeProcesses();
 
     @BeforeAll
     static void createRole() throws SQLException {
@@ -53,11 +53,6 @@ class ListenerDownTest {
     @AfterAll
     static void dropRole() throws SQLException {
         execute("REASSIGN OWNED BY " + ROLE + " TO CURRENT_USER", "DROP OWNED BY " + ROLE, "DROP ROLE " + ROLE);
-    }
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        processes.close();
     }
 
     @Test

@@ -16,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,12 +38,8 @@ class PoolPressureTest {
     @TempDir
     Path work;
 
-    private final ServeProcesses processes = new ServeProcesses();
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        processes.close();
-    }
+    @RegisterExtension
+    final ServeProcesses processes = new ServeProcesses();
 
     @Test
     void f9_poolOfFive_twentySendsInFlight_twoHundredConcurrentCreates_allAnsweredInTime_noneLost() throws Exception {

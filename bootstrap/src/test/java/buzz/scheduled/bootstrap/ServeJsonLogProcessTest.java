@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,12 +34,8 @@ class ServeJsonLogProcessTest {
     @TempDir
     Path work;
 
-    private final ServeProcesses processes = new ServeProcesses();
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        processes.close();
-    }
+    @RegisterExtension
+    final ServeProcesses processes = new ServeProcesses();
 
     @Test
     void serve_jsonFormatWhileDeliveringFailingAndRefusing_writesOnlyJsonObjectsOneALine() throws Exception {

@@ -25,14 +25,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Runs {@code serve} (and one-shot commands of the jar, such as the client commands) as an operator does: a separate
  * JVM (the test class path's {@link Main}, or the shaded jar named by the system property {@code buzz.serve.jar})
  * with an environment made only of what a test passes.
- * {@link #close()} stops whatever is still running.
+ * {@link #close()} stops whatever is still running; registered as a test's extension ({@code @RegisterExtension}) it
+ * does so after each test.
  */
-final class ServeProcesses implements AutoCloseable {
+final class ServeProcesses implements AutoCloseable, AfterEachCallback {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
@@ -187,6 +190,11 @@ final class ServeProcesses implements AutoCloseable {
             rs.next();
             return rs.getString(1);
         }
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws InterruptedException {
+        close();
     }
 
     @Override
