@@ -95,12 +95,9 @@ record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int reque
         long maxSeconds = 1_200;
         long seed = 1;
         for (String arg : args) {
-            int equals = arg.indexOf('=');
-            if (!arg.startsWith("--") || equals < 0) {
-                throw new IllegalArgumentException("expected --name=value, got \"" + arg + "\"");
-            }
-            String name = arg.substring(2, equals);
-            String value = arg.substring(equals + 1);
+            Map.Entry<String, String> option = BenchmarkMain.option(arg);
+            String name = option.getKey();
+            String value = option.getValue();
             switch (name) {
                 case "concurrency" -> concurrency = intList(name, value);
                 case "requests" -> requests = Math.toIntExact(number(name, value));

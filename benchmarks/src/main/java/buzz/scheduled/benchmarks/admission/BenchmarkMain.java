@@ -50,4 +50,17 @@ public final class BenchmarkMain {
         }
         System.exit(status);
     }
+
+    /**
+     * One {@code --name=value} argument as its name and value.
+     *
+     * @throws IllegalArgumentException when {@code arg} is not of that form
+     */
+    public static Map.Entry<String, String> option(String arg) {
+        int equals = arg.indexOf('=');
+        if (!arg.startsWith("--") || equals < 0) {
+            throw new IllegalArgumentException("expected --name=value, got \"" + arg + "\"");
+        }
+        return Map.entry(arg.substring(2, equals), arg.substring(equals + 1));
+    }
 }

@@ -70,12 +70,9 @@ public final class BoundedMemory {
             List<Integer> sizes = List.of(10_000, 100_000);
             int heap = 256;
             for (String arg : args) {
-                int equals = arg.indexOf('=');
-                if (!arg.startsWith("--") || equals < 0) {
-                    throw new IllegalArgumentException("expected --name=value, got \"" + arg + "\"");
-                }
-                String name = arg.substring(2, equals);
-                String value = arg.substring(equals + 1);
+                Map.Entry<String, String> option = BenchmarkMain.option(arg);
+                String name = option.getKey();
+                String value = option.getValue();
                 try {
                     switch (name) {
                         case "sizes" -> sizes = java.util.Arrays.stream(value.split(",")).map(String::strip)

@@ -1,5 +1,6 @@
 package buzz.scheduled.benchmarks.dispatch;
 
+import buzz.scheduled.benchmarks.admission.BenchmarkMain;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,12 +131,9 @@ record DispatchOptions(String databaseUrl, int messages, int warmup, int window,
         long maxSeconds = 900;
         long seed = 1;
         for (String arg : args) {
-            int equals = arg.indexOf('=');
-            if (!arg.startsWith("--") || equals < 0) {
-                throw new IllegalArgumentException("expected --name=value, got \"" + arg + "\"");
-            }
-            String name = arg.substring(2, equals);
-            String value = arg.substring(equals + 1);
+            Map.Entry<String, String> option = BenchmarkMain.option(arg);
+            String name = option.getKey();
+            String value = option.getValue();
             switch (name) {
                 case "messages" -> messages = whole(name, value);
                 case "warmup" -> warmup = whole(name, value);
