@@ -1,7 +1,11 @@
 package buzz.scheduled.benchmarks.dispatch;
 
 import buzz.scheduled.benchmarks.dispatch.LoopbackRelay.Receipt;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -71,5 +75,40 @@ record Arrivals(int expected, int received, int strays, long duplicates, int ear
     /** Every due id arrived, none early, nothing unexpected. */
     boolean complete() {
         return received == expected && early == 0 && strays == 0;
+    }
+
+    /**
+     * One due second of a steady phase and how late its latest message was.
+     *
+     * @param offset          seconds after the phase's first due second
+     * @param messages        its messages that arrived
+     * @param maxLatenessNanos the latest of their first arrivals minus the due time, nanoseconds
+     */
+    record LateSecond(long offset, int messages, long maxLatenessNanos) {
+    }
+
+    /**
+     * The {@code limit} due seconds whose latest message arrived latest, worst first: where a high percentile
+     * comes from (one stalled second, or a spread).
+     *
+     * @param dueSeconds due time of every expected event id, Unix seconds
+     * @param receipts   what the relay recorded, by event id
+     */
+    static List<LateSecond> worstSeconds(Map<String, Long> dueSeconds, Map<String, Receipt> receipts, int limit) {
+        long first = dueSeconds.values().stream().mapToLong(Long::longValue).min().orElse(0);
+        Map<Long, long[]> bySecond = new HashMap<>();
+        for (Map.Entry<String, Long> due : dueSeconds.entrySet()) {
+            Receipt receipt = receipts.get(due.getKey());
+            if (receipt != null) {
+                long late = receipt.firstNanos() - due.getValue() * 1_000_000_000L;
+                long[] second = bySecond.computeIfAbsent(due.getValue(), s -> new long[] {0, Long.MIN_VALUE});
+                second[0]++;
+                second[1] = Math.max(second[1], late);
+            }
+        }
+        List<LateSecond> seconds = new ArrayList<>();
+        bySecond.forEach((second, tally) -> seconds.add(new LateSecond(second - first, (int) tally[0], tally[1])));
+        seconds.sort(Comparator.comparingLong(LateSecond::maxLatenessNanos).reversed());
+        return List.copyOf(seconds.subList(0, Math.min(limit, seconds.size())));
     }
 }

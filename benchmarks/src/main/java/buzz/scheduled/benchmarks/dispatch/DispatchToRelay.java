@@ -53,6 +53,8 @@ public final class DispatchToRelay {
     private static final Duration STEADY_LEAD = Duration.ofSeconds(20);
     /** How long after its last due second a steady phase waits for stragglers. */
     private static final Duration STEADY_GRACE = Duration.ofSeconds(120);
+    /** How many of a steady phase's latest due seconds its report names. */
+    private static final int WORST_SECONDS = 3;
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
 
     private DispatchToRelay() {
@@ -130,6 +132,7 @@ public final class DispatchToRelay {
                     first += options.steadyMessages(rate);
                     OUT.println("steady: " + result.row());
                     OUT.println("  outcomes: " + result.outcomes());
+                    OUT.println("  latest due seconds: " + result.worstSeconds());
                     clean &= result.clean();
                     steadies.add(result);
                 }
@@ -280,9 +283,9 @@ public final class DispatchToRelay {
      *
      * @param overran whether set-up ended less than half a second before the first due second
      */
-    private record Steady(String scheduler, int rate, Arrivals arrivals, long completed,
-                          Map<String, Long> outcomes, boolean overran, boolean cutOff, String loadBefore,
-                          String loadAfter) {
+    private record Steady(String scheduler, int rate, Arrivals arrivals, List<Arrivals.LateSecond> worst,
+                          long completed, Map<String, Long> outcomes, boolean overran, boolean cutOff,
+                          String loadBefore, String loadAfter) {
 
         boolean clean() {
             return arrivals.complete() && completed == arrivals.expected() && !overran && !cutOff;
@@ -305,6 +308,16 @@ public final class DispatchToRelay {
                     scheduler, rate, arrivals.expected(), arrivals.received(), arrivals.early(), lateness.p50() / 1e6,
                     lateness.p90() / 1e6, lateness.p99() / 1e6, lateness.p999() / 1e6, lateness.max() / 1e6,
                     lateness.mean() / 1e6, loadBefore, loadAfter, problems);
+        }
+
+        /** The latest due seconds, as "+12 s: 50 messages, last 162.6 ms late". */
+        String worstSeconds() {
+            List<String> seconds = new ArrayList<>();
+            for (Arrivals.LateSecond second : worst) {
+                seconds.add(String.format(Locale.ROOT, "+%d s: %d messages, last %.1f ms late", second.offset(),
+                        second.messages(), second.maxLatenessNanos() / 1e6));
+            }
+            return String.join("; ", seconds);
         }
 
         List<String> problems() {
@@ -356,7 +369,8 @@ public final class DispatchToRelay {
             boolean recorded = arrived && awaitCompleted(scheduler, events.size(), start, deadline) > 0;
             String loadAfter = loadAverage();
             Arrivals arrivals = Arrivals.of(dueSeconds, recording.receipts());
-            return new Steady(scheduler.name(), rate, arrivals, scheduler.completed(),
+            return new Steady(scheduler.name(), rate, arrivals,
+                    Arrivals.worstSeconds(dueSeconds, recording.receipts(), WORST_SECONDS), scheduler.completed(),
                     scheduler.outcomes(), overran, !recorded, loadBefore, loadAfter);
         }
     }

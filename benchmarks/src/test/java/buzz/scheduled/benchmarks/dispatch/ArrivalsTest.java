@@ -3,6 +3,7 @@ package buzz.scheduled.benchmarks.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.benchmarks.dispatch.LoopbackRelay.Receipt;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -59,5 +60,17 @@ class ArrivalsTest {
         assertThat(arrivals.latenessNanos()).isEmpty();
         assertThat(arrivals.lastArrival()).isZero();
         assertThat(arrivals.complete()).isFalse();
+    }
+
+    @Test
+    void worstSeconds_nameTheSecondsWhoseLastMessageCameLatest_worstFirst_withOffsetsFromTheFirstDueSecond() {
+        List<Arrivals.LateSecond> worst = Arrivals.worstSeconds(
+                Map.of("a", 100L, "b", 100L, "c", 101L, "d", 102L, "e", 102L),
+                Map.of("a", new Receipt(100 * SECOND + 5_000_000, 1), "b", new Receipt(100 * SECOND + 9_000_000, 1),
+                        "c", new Receipt(101 * SECOND + 160_000_000, 1), "d", new Receipt(102 * SECOND + 1_000_000, 1)),
+                2);
+
+        assertThat(worst).containsExactly(new Arrivals.LateSecond(1, 1, 160_000_000),
+                new Arrivals.LateSecond(0, 2, 9_000_000));
     }
 }
