@@ -178,13 +178,24 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         if (publication == null || answer == null) {
             throw new IllegalArgumentException("a publication and an answer callback are required");
         }
-        Pending pending = new Pending(publication, answer);
+        enqueue(new Pending(publication, answer, false));
+    }
+
+    @Override
+    public void lookUp(Publication publication, Consumer<PublishResult> answer) {
+        if (publication == null || answer == null) {
+            throw new IllegalArgumentException("a publication and an answer callback are required");
+        }
+        enqueue(new Pending(publication, answer, true));
+    }
+
+    private void enqueue(Pending pending) {
         PublishResult refusal = null;
         lock.lock();
         try {
             if (closed) {
                 refusal = new PublishResult.NotSent("closed: the relay client for " + settings.url() + " is closed");
-            } else if (pending.frame.length() >= refusedFrameLength) {
+            } else if (!pending.lookUpOnly && pending.frame.length() >= refusedFrameLength) {
                 refusal = tooLarge(pending, "an earlier frame of " + refusedFrameLength + " characters made the relay "
                         + "close the connection (1009 message too big)");
             } else {
@@ -283,6 +294,12 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                         }
                         next.writtenAt = now;
                         next.answerBy = Math.min(now + next.publication.timeout().toNanos(), next.publication.sendBy());
+                        if (next.lookUpOnly) {
+                            // Only the question is written, as a control frame: the event itself never is.
+                            resolve(target, List.of(next), "asked before failing it as too late");
+                            text = target.control.pollFirst();
+                            break;
+                        }
                         target.expect(next);
                         text = next.frame;
                         target.writingFrame = next;
@@ -618,7 +635,8 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             for (Iterator<Pending> it = missing.iterator(); it.hasNext(); ) {
                 Pending pending = it.next();
                 // Known not to be at the relay after a lost connection: send it again, as if it had waited.
-                if (outcome.equals("eose") && pending.dropped && now - pending.publication.sendBy() < 0
+                if (outcome.equals("eose") && pending.dropped && !pending.lookUpOnly
+                        && now - pending.publication.sendBy() < 0
                         && pending.publication.held().getAsBoolean()) {
                     it.remove();
                     pending.writtenAt = 0;
@@ -636,6 +654,12 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                     "the relay's answer was lost (" + resolution.why + "); it has the event"));
         }
         for (Pending pending : missing) {
+            if (pending.lookUpOnly) {
+                pending.answer(new PublishResult.Transient(outcome.equals("eose")
+                        ? "not-found: the relay does not have the event"
+                        : "unknown: asking the relay for the event " + outcome));
+                continue;
+            }
             pending.answer(new PublishResult.Transient(resolution.why + ": no answer from the relay"
                     + (outcome.equals("eose") ? ", and it does not have the event"
                     : ", and asking it for the event " + outcome)));
@@ -665,6 +689,8 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         final Publication publication;
         final Consumer<PublishResult> callback;
         final String frame;
+        /** Only ask the relay whether it has the event ({@link #lookUp}); the frame is never written. */
+        final boolean lookUpOnly;
         // guarded by the client's lock
         long writtenAt;
         long answerBy;
@@ -673,10 +699,11 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         boolean dropped;
         private boolean answered;
 
-        Pending(Publication publication, Consumer<PublishResult> callback) {
+        Pending(Publication publication, Consumer<PublishResult> callback, boolean lookUpOnly) {
             this.publication = publication;
             this.callback = callback;
-            this.frame = "[\"EVENT\"," + publication.eventJson() + "]";
+            this.lookUpOnly = lookUpOnly;
+            this.frame = lookUpOnly ? "" : "[\"EVENT\"," + publication.eventJson() + "]";
         }
 
         /** Answers once; later answers (a late OK after a timeout, say) are ignored. */

@@ -254,6 +254,51 @@ class RelayClientPipelineTest {
         }
     }
 
+    @Test
+    void lookUp_asksTheRelayForTheIdWithoutSendingIt_foundWhenItHasTheEvent_notFoundOtherwise() throws Exception {
+        try (TestRelay relay = TestRelay.builder().logReceived().start();
+             RelayClient client = new RelayClient(settings(relay.url()), signer(), Instant::now)) {
+            NostrEvent published = TestSigners.message(TestSigners.ALICE, "channel-1");
+            NostrEvent neverSent = TestSigners.message(TestSigners.BOB, "channel-1");
+            assertThat(publish(client, published, TIMEOUT, TIMEOUT).get(20, TimeUnit.SECONDS))
+                    .isInstanceOf(PublishResult.Published.class);
+
+            PublishResult found = lookUp(client, published).get(20, TimeUnit.SECONDS);
+            PublishResult missing = lookUp(client, neverSent).get(20, TimeUnit.SECONDS);
+
+            assertThat(found).isInstanceOfSatisfying(PublishResult.Published.class,
+                    p -> assertThat(p.acceptance()).isEqualTo(PublishResult.Acceptance.FOUND));
+            assertThat(missing).isEqualTo(new PublishResult.Transient("not-found: the relay does not have the event"));
+            assertThat(relay.receivedEvents()).extracting(TestRelay.ReceivedEvent::id)
+                    .as("only the published one was ever sent").containsExactly(published.id().hex());
+            assertThat(relay.event(neverSent.id().hex())).isEmpty();
+        }
+    }
+
+    @Test
+    void lookUp_relayUnreachable_isAnsweredNotSentAtItsDeadline_neverAsked() throws Exception {
+        try (FakeRelay relay = FakeRelay.start()) {
+            URI url = relay.url();
+            relay.close();
+            try (RelayClient client = new RelayClient(settings(url), signer(), Instant::now)) {
+                NostrEvent event = TestSigners.message(TestSigners.ALICE, "c");
+                CompletableFuture<PublishResult> answer = new CompletableFuture<>();
+
+                client.lookUp(new Publication(event.id(), NostrEventJson.write(event),
+                        System.nanoTime() + Duration.ofMillis(500).toNanos(), () -> true, TIMEOUT), answer::complete);
+
+                assertThat(answer.get(20, TimeUnit.SECONDS)).isInstanceOf(PublishResult.NotSent.class);
+            }
+        }
+    }
+
+    private static CompletableFuture<PublishResult> lookUp(RelayClient client, NostrEvent event) {
+        CompletableFuture<PublishResult> answer = new CompletableFuture<>();
+        client.lookUp(new Publication(event.id(), NostrEventJson.write(event), System.nanoTime() + TIMEOUT.toNanos(),
+                () -> true, TIMEOUT), answer::complete);
+        return answer;
+    }
+
     private static CompletableFuture<PublishResult> publish(RelayClient client, NostrEvent event, Duration sendWithin,
                                                             Duration timeout) {
         CompletableFuture<PublishResult> answer = new CompletableFuture<>();

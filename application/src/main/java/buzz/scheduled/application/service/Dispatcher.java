@@ -282,6 +282,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
             return;
         }
         switch (PreSendCheck.verdict(message.dueAt(), message.channelDeleted(), delivery.maxLateness(), storeNow)) {
+            case PreSendCheck.Verdict.Fail fail when fail.reason() == FailureReason.EXPIRED && message.attempts() > 1 ->
+                    askTheRelayBeforeExpiring(item);
             case PreSendCheck.Verdict.Fail fail -> finisher.offer(new Finisher.Done(item,
                     new Finish.Fail(message.claim(), message.revision(), fail.reason(), ""), "none"));
             case PreSendCheck.Verdict.Send send -> {
@@ -355,6 +357,29 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         relay.publish(new Publication(message.eventId(), message.eventJson(), item.sendBy, item::held,
                         delivery.publishTimeout()),
                 result -> finisher.offer(new Finisher.Done(item, outcome(item, result), result.kind())));
+    }
+
+    /**
+     * Too late to send, but claimed before: an earlier claim may have written the frame and then been lost (the
+     * process or the database's writes gone until the lease was reaped past the lateness limit). The relay is asked
+     * for the event first, so a message its channel can read is recorded {@code published}, never failed.
+     */
+    private void askTheRelayBeforeExpiring(InFlight item) {
+        ClaimedMessage message = item.message;
+        relay.lookUp(new Publication(message.eventId(), message.eventJson(), item.sendBy, item::held,
+                        delivery.publishTimeout()),
+                result -> finisher.offer(new Finisher.Done(item, switch (result) {
+                    case PublishResult.Published published -> new Finish.Publish(message.claim(), message.revision());
+                    case PublishResult.NotSent notSent when stopping ->
+                            new Finish.Release(message.claim(), message.revision());
+                    case PublishResult.NotSent notSent -> new Finish.Fail(message.claim(), message.revision(),
+                            FailureReason.EXPIRED, "past the lateness limit; not asked: " + notSent.reason());
+                    case PublishResult.Transient unknown -> new Finish.Fail(message.claim(), message.revision(),
+                            FailureReason.EXPIRED, "past the lateness limit; " + unknown.reason());
+                    case PublishResult.Rejected rejected -> new Finish.Fail(message.claim(), message.revision(),
+                            FailureReason.EXPIRED, "past the lateness limit; " + rejected.prefix() + ": "
+                            + rejected.message());
+                }, result.kind())));
     }
 
     /** What to record for the relay's answer. */

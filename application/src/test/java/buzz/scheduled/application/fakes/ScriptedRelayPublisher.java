@@ -57,6 +57,7 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
     private final AtomicInteger active = new AtomicInteger();
     private final AtomicInteger maxActive = new AtomicInteger();
     private final AtomicInteger notSent = new AtomicInteger();
+    private final List<EventId> lookUps = new CopyOnWriteArrayList<>();
     private final ArrayDeque<Queued> queued = new ArrayDeque<>();
     private boolean paused;
 
@@ -122,6 +123,28 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
         };
         Thread.ofVirtual().name("scripted-relay-answer").start(
                 () -> answer.accept(answerOf(event, publication.timeout())));
+    }
+
+    /**
+     * Answers from what this relay accepted so far ({@link #relayLike()} answers, or {@link #has}): found, or
+     * "not-found"; never a receipt, the event is not sent.
+     */
+    @Override
+    public void lookUp(Publication publication, Consumer<PublishResult> answer) {
+        lookUps.add(publication.eventId());
+        answer.accept(stored.contains(publication.eventId())
+                ? new PublishResult.Published(PublishResult.Acceptance.FOUND, "the relay has the event")
+                : new PublishResult.Transient("not-found: the relay does not have the event"));
+    }
+
+    /** Makes this relay hold {@code id} already, as if an earlier process had published it. */
+    public void has(EventId id) {
+        stored.add(id);
+    }
+
+    /** The event ids asked for with {@link #lookUp}, in order. */
+    public List<EventId> lookUps() {
+        return List.copyOf(lookUps);
     }
 
     @Override

@@ -202,6 +202,11 @@ class DispatcherFencingTest {
             }
 
             @Override
+            public void lookUp(Publication publication, Consumer<PublishResult> answer) {
+                fx.relay.lookUp(publication, answer);
+            }
+
+            @Override
             public int withdrawUnsent() {
                 return fx.relay.withdrawUnsent();
             }

@@ -141,6 +141,11 @@ class DispatcherPipelineTest {
         }
 
         @Override
+        public void lookUp(Publication publication, Consumer<PublishResult> answer) {
+            inner.lookUp(publication, answer);
+        }
+
+        @Override
         public int withdrawUnsent() {
             return inner.withdrawUnsent();
         }
@@ -159,6 +164,11 @@ class DispatcherPipelineTest {
                 answer.accept(result);
                 answered.incrementAndGet();
             });
+        }
+
+        @Override
+        public void lookUp(Publication publication, Consumer<PublishResult> answer) {
+            inner.lookUp(publication, answer);
         }
 
         @Override
@@ -319,6 +329,38 @@ class DispatcherPipelineTest {
                 .satisfies(report -> assertThat(report.lateness()).contains(deliverySettings.maxLateness()));
         assertThat(dispatcher.counts().expired()).isEqualTo(1);
         assertThat(dispatcher.counts().sent()).isEqualTo(1);
+    }
+
+    @Test
+    void claimLostAfterASendAndReapedPastTheLatenessLimit_theRelayIsAskedFirst_publishedWhenItHasTheEvent() {
+        ScheduledMessage sentBefore = fx.schedule(T0, "sent by a process that died");
+        ScheduledMessage neverArrived = fx.schedule(T0, "claimed by a process that died before sending");
+        ScheduledMessage firstClaim = fx.schedule(T0, "claimed for the first time, too late");
+        fx.clock.set(T0);
+        // A process claimed two of them and died (one frame had reached the relay); nobody reaped the leases
+        // until the lateness limit had passed.
+        assertThat(delivery.claim(2, deliverySettings.lease()).messages()).hasSize(2);
+        fx.relay.has(sentBefore.eventId());
+        fx.clock.set(T0.plus(deliverySettings.maxLateness()).plusSeconds(1)
+                .plus(deliverySettings.lease()).plus(deliverySettings.reapGrace()));
+        assertThat(delivery.reap(deliverySettings.reapGrace())).isEqualTo(2);
+
+        Dispatcher dispatcher = fx.start(delivery, signal, DispatchFixture.dispatcherSettings(deliverySettings));
+        fx.awaitReports(sentBefore, 1);
+        fx.awaitReports(neverArrived, 1);
+        fx.awaitReports(firstClaim, 1);
+
+        assertThat(fx.state(sentBefore)).isEqualTo("published");
+        assertThat(fx.row(neverArrived).failureReason()).contains(FailureReason.EXPIRED);
+        assertThat(fx.observer.reportsOf(sentBefore.id())).singleElement()
+                .satisfies(report -> assertThat(report.outcome()).isEqualTo(Outcome.PUBLISHED));
+        assertThat(fx.observer.reportsOf(neverArrived.id())).singleElement()
+                .satisfies(report -> assertThat(report.outcome()).isEqualTo(Outcome.EXPIRED));
+        assertThat(fx.row(firstClaim).failureReason()).contains(FailureReason.EXPIRED);
+        // Asked only about the two that had been claimed before; none of the three was sent again.
+        assertThat(fx.relay.lookUps()).containsExactlyInAnyOrder(sentBefore.eventId(), neverArrived.eventId());
+        assertThat(fx.relay.receipts()).isEmpty();
+        assertThat(dispatcher.counts().sent()).isZero();
     }
 
     @Test

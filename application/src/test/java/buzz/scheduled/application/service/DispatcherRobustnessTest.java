@@ -102,6 +102,11 @@ class DispatcherRobustnessTest {
             }
 
             @Override
+            public void lookUp(Publication publication, Consumer<PublishResult> answer) {
+                fx.relay.lookUp(publication, answer);
+            }
+
+            @Override
             public int withdrawUnsent() {
                 return fx.relay.withdrawUnsent();
             }

@@ -73,6 +73,11 @@ final class RecordingPublisher implements RelayPublisher {
     }
 
     @Override
+    public void lookUp(Publication publication, Consumer<PublishResult> answer) {
+        relay.lookUp(publication, answer);
+    }
+
+    @Override
     public int withdrawUnsent() {
         return relay.withdrawUnsent();
     }

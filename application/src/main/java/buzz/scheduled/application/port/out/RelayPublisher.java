@@ -36,6 +36,17 @@ public interface RelayPublisher {
     void publish(Publication publication, Consumer<PublishResult> answer);
 
     /**
+     * Asks the relay whether it has the event of {@code publication} without sending it (NIP-01 {@code REQ} with
+     * {@code ids}, read up to {@code EOSE}): for a message that may have reached the relay before its claim was lost,
+     * and is now too late to send (docs/delivery.md, "Unknown outcomes"). Queued like a publication (its
+     * {@link Publication#sendBy()} and {@link Publication#held()} apply the same way); {@code answer} is called exactly
+     * once, on a relay thread, with {@link PublishResult.Published} ({@link PublishResult.Acceptance#FOUND}) when the
+     * relay has the event, {@link PublishResult.Transient} when it does not or could not be asked (the reason says
+     * which), or {@link PublishResult.NotSent} when the question was never asked.
+     */
+    void lookUp(Publication publication, Consumer<PublishResult> answer);
+
+    /**
      * Takes back every queued publication whose frame has not been written yet, answering each
      * {@link PublishResult.NotSent} (graceful shutdown: their claims can be given back at once).
      *
