@@ -35,6 +35,8 @@
 // --drop-first-after N   the first connection is terminated (TCP closed, no close frame) right after the relay has
 //         read N messages on it, as a relay that crashes or a proxy that cuts idle sockets does; later connections
 //         are left alone.
+// --max-subscriptions N   at most N open subscriptions per connection, as strfry and khatru limit them: a REQ
+//                    beyond that is answered ["CLOSED", <id>, "error: too many subscriptions"] and not run.
 // --log-received FILE appends {"id","at","bytes","connection"} for every EVENT message it reads, "at" in Unix ms.
 //
 // NIP-11: an HTTP GET with "Accept: application/nostr+json" on the same port answers the relay information
@@ -76,6 +78,7 @@ function parseOptions(argv, env) {
     stallMs: 0,
     logReceived: null,
     dropFirstAfter: null,
+    maxSubscriptions: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -98,6 +101,7 @@ function parseOptions(argv, env) {
     else if (arg === '--stall-ms') options.stallMs = Number(value());
     else if (arg === '--log-received') options.logReceived = value();
     else if (arg === '--drop-first-after') options.dropFirstAfter = Number(value());
+    else if (arg === '--max-subscriptions') options.maxSubscriptions = Number(value());
     else throw new Error(`unknown argument ${arg}`);
   }
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
@@ -243,6 +247,7 @@ async function main() {
     }
     relay.handleConnection(ws, request.socket.remoteAddress);
     let messages = 0;
+    const open = new Set();
     ws.on('message', async data => {
       if (options.dropFirstAfter !== null && connection === 1 && ++messages >= options.dropFirstAfter) {
         ws.terminate();
@@ -269,6 +274,16 @@ async function main() {
       } catch {
         ws.send(JSON.stringify(createOutgoingNoticeMessage('invalid: message is not JSON')));
         return;
+      }
+      if (options.maxSubscriptions !== null && Array.isArray(raw)) {
+        if (raw[0] === 'CLOSE') open.delete(raw[1]);
+        if (raw[0] === 'REQ' && !open.has(raw[1])) {
+          if (open.size >= options.maxSubscriptions) {
+            ws.send(JSON.stringify(['CLOSED', raw[1], 'error: too many subscriptions']));
+            return;
+          }
+          open.add(raw[1]);
+        }
       }
       let message;
       try {

@@ -67,6 +67,11 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** Most ids asked for in one resolving {@code REQ}. */
     private static final int IDS_PER_REQ = 100;
+    /**
+     * Most resolving subscriptions open at once on a connection before a {@link #lookUp} waits its turn: relays limit
+     * open subscriptions per connection (strfry and khatru do), and one refused would leave its events unknown.
+     */
+    static final int MAX_OPEN_RESOLUTIONS = 2;
     private static final int MESSAGE_TOO_BIG = 1009;
 
     private final RelaySettings settings;
@@ -287,23 +292,48 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 if (text == null && !target.holding) {
                     long now = System.nanoTime();
                     Pending next;
+                    List<Pending> waitingTurn = new ArrayList<>();
                     while ((next = queued.pollFirst()) != null) {
                         if (now - next.publication.sendBy() > 0 || !next.publication.held().getAsBoolean()) {
                             notSent.add(next);
                             continue;
                         }
-                        next.writtenAt = now;
-                        next.answerBy = Math.min(now + next.publication.timeout().toNanos(), next.publication.sendBy());
                         if (next.lookUpOnly) {
-                            // Only the question is written, as a control frame: the event itself never is.
-                            resolve(target, List.of(next), "asked before failing it as too late");
+                            if (target.resolutions.size() >= MAX_OPEN_RESOLUTIONS) {
+                                waitingTurn.add(next);
+                                continue;
+                            }
+                            // Only the question is written, as a control frame: the event itself never is. Every
+                            // lookup waiting is asked in the same REQ (up to IDS_PER_REQ ids each).
+                            List<Pending> asks = new ArrayList<>(List.of(next));
+                            for (Iterator<Pending> it = queued.iterator(); it.hasNext()
+                                    && asks.size() < IDS_PER_REQ; ) {
+                                Pending other = it.next();
+                                if (other.lookUpOnly && now - other.publication.sendBy() <= 0
+                                        && other.publication.held().getAsBoolean()) {
+                                    it.remove();
+                                    asks.add(other);
+                                }
+                            }
+                            for (Pending ask : asks) {
+                                ask.writtenAt = now;
+                                ask.answerBy = Math.min(now + ask.publication.timeout().toNanos(),
+                                        ask.publication.sendBy());
+                            }
+                            resolve(target, asks, "asked before failing it as too late");
                             text = target.control.pollFirst();
                             break;
                         }
+                        next.writtenAt = now;
+                        next.answerBy = Math.min(now + next.publication.timeout().toNanos(), next.publication.sendBy());
                         target.expect(next);
                         text = next.frame;
                         target.writingFrame = next;
                         break;
+                    }
+                    // Lookups waiting for a subscription to end keep their place, ahead of what follows them.
+                    for (int i = waitingTurn.size() - 1; i >= 0; i--) {
+                        queued.addFirst(waitingTurn.get(i));
                     }
                 }
                 if (text != null) {

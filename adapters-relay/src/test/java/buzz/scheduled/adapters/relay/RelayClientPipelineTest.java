@@ -276,6 +276,35 @@ class RelayClientPipelineTest {
     }
 
     @Test
+    void lookUp_ofManyAtOnce_atARelayLimitingOpenSubscriptions_everyOneIsAnsweredByTheRelay_noneRefused()
+            throws Exception {
+        try (TestRelay relay = TestRelay.builder()
+                .mode("--max-subscriptions", Integer.toString(RelayClient.MAX_OPEN_RESOLUTIONS)).logReceived().start();
+             RelayClient client = new RelayClient(settings(relay.url()), signer(), Instant::now)) {
+            NostrEvent published = TestSigners.message(TestSigners.ALICE, "channel-1");
+            assertThat(publish(client, published, TIMEOUT, TIMEOUT).get(20, TimeUnit.SECONDS))
+                    .isInstanceOf(PublishResult.Published.class);
+            List<NostrEvent> asked = new ArrayList<>();
+            asked.add(published);
+            for (int i = 0; i < 249; i++) {
+                asked.add(TestSigners.message(TestSigners.BOB, "channel-1"));
+            }
+
+            List<CompletableFuture<PublishResult>> answers = asked.stream().map(e -> lookUp(client, e)).toList();
+
+            List<PublishResult> results = new ArrayList<>();
+            for (CompletableFuture<PublishResult> answer : answers) {
+                results.add(answer.get(30, TimeUnit.SECONDS));
+            }
+            assertThat(results.get(0)).isInstanceOf(PublishResult.Published.class);
+            assertThat(results.subList(1, results.size())).as("each one asked, and told the relay does not have it")
+                    .allSatisfy(result -> assertThat(result)
+                            .isEqualTo(new PublishResult.Transient("not-found: the relay does not have the event")));
+            assertThat(relay.receivedEvents()).hasSize(1);
+        }
+    }
+
+    @Test
     void lookUp_relayUnreachable_isAnsweredNotSentAtItsDeadline_neverAsked() throws Exception {
         try (FakeRelay relay = FakeRelay.start()) {
             URI url = relay.url();
