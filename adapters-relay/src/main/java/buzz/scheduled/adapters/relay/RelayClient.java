@@ -292,7 +292,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 if (text == null && !target.holding) {
                     long now = System.nanoTime();
                     Pending next;
-                    List<Pending> waitingTurn = new ArrayList<>();
+                    List<Pending> waitingTurn = null;
                     while ((next = queued.pollFirst()) != null) {
                         if (now - next.publication.sendBy() > 0 || !next.publication.held().getAsBoolean()) {
                             notSent.add(next);
@@ -300,6 +300,9 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                         }
                         if (next.lookUpOnly) {
                             if (target.resolutions.size() >= MAX_OPEN_RESOLUTIONS) {
+                                if (waitingTurn == null) {
+                                    waitingTurn = new ArrayList<>();
+                                }
                                 waitingTurn.add(next);
                                 continue;
                             }
@@ -332,7 +335,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                         break;
                     }
                     // Lookups waiting for a subscription to end keep their place, ahead of what follows them.
-                    for (int i = waitingTurn.size() - 1; i >= 0; i--) {
+                    for (int i = waitingTurn == null ? -1 : waitingTurn.size() - 1; i >= 0; i--) {
                         queued.addFirst(waitingTurn.get(i));
                     }
                 }

@@ -372,14 +372,16 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                     case PublishResult.Published published -> new Finish.Publish(message.claim(), message.revision());
                     case PublishResult.NotSent notSent when stopping ->
                             new Finish.Release(message.claim(), message.revision());
-                    case PublishResult.NotSent notSent -> new Finish.Fail(message.claim(), message.revision(),
-                            FailureReason.EXPIRED, "past the lateness limit; not asked: " + notSent.reason());
-                    case PublishResult.Transient unknown -> new Finish.Fail(message.claim(), message.revision(),
-                            FailureReason.EXPIRED, "past the lateness limit; " + unknown.reason());
-                    case PublishResult.Rejected rejected -> new Finish.Fail(message.claim(), message.revision(),
-                            FailureReason.EXPIRED, "past the lateness limit; " + rejected.prefix() + ": "
-                            + rejected.message());
+                    case PublishResult.NotSent notSent -> expired(message, "not asked: " + notSent.reason());
+                    case PublishResult.Transient unknown -> expired(message, unknown.reason());
+                    case PublishResult.Rejected rejected ->
+                            expired(message, rejected.prefix() + ": " + rejected.message());
                 }, result.kind())));
+    }
+
+    private static Finish expired(ClaimedMessage message, String why) {
+        return new Finish.Fail(message.claim(), message.revision(), FailureReason.EXPIRED,
+                "past the lateness limit; " + why);
     }
 
     /** What to record for the relay's answer. */
