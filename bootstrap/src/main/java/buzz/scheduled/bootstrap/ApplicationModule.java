@@ -11,6 +11,7 @@ import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.application.port.out.RelayLimits;
+import buzz.scheduled.application.port.out.ReplayStore;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.application.port.out.WallClock;
@@ -45,8 +46,8 @@ public final class ApplicationModule extends AbstractModule {
 
     @Provides
     @Singleton
-    AuthenticateRequestUseCase authentication(EventSignatures signatures, WallClock clock) {
-        return new AuthenticateRequestService(signatures, clock);
+    AuthenticateRequestUseCase authentication(EventSignatures signatures, WallClock clock, ReplayStore replays) {
+        return new AuthenticateRequestService(signatures, clock, AuthenticateRequestService.DEFAULT_WINDOW, replays);
     }
 
     /**

@@ -5,6 +5,7 @@ import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
 import buzz.scheduled.adapters.postgres.PostgresDatabaseProbe;
 import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
 import buzz.scheduled.adapters.postgres.PostgresQueueStatistics;
+import buzz.scheduled.adapters.postgres.PostgresReplayStore;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.out.AdminMessageQueries;
@@ -14,6 +15,7 @@ import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.application.port.out.QueueStatistics;
+import buzz.scheduled.application.port.out.ReplayStore;
 import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DatabaseWatch;
@@ -107,6 +109,13 @@ public final class PersistenceModule extends AbstractModule {
     @Singleton
     AdminMessageQueries adminMessageQueries(DataSource dataSource) {
         return new PostgresAdminMessageQueries(dataSource);
+    }
+
+    /** The NIP-98 replay guard, shared by every node on the database and kept across restarts. */
+    @Provides
+    @Singleton
+    ReplayStore replayStore(DataSource dataSource) {
+        return new PostgresReplayStore(dataSource);
     }
 
 }

@@ -14,11 +14,14 @@ import java.util.Optional;
 
 /**
  * Who may call an owner or an operator route, checked in this order: the feature flag (owner routes only,
- * {@code 404 feature_disabled}), the body cap ({@code 413 too_large}, see {@link BodyCap}), NIP-98 authentication
- * of the method, the public URL and the body ({@code 401 unauthorized} with {@code WWW-Authenticate: Nostr}), the
- * database's last known status ({@code 503 unavailable} at once while it is down) and, for operator routes, the
- * pubkey's place in {@code RELAY_OPERATOR_PUBKEYS} ({@code 403 forbidden}). A caller let through is copied out of
- * the exchange as an {@link OwnerRequest} or {@link OperatorRequest}, so its route can run on another thread.
+ * {@code 404 feature_disabled}), a declared body length over the cap ({@code 413 too_large}, nothing read), the
+ * NIP-98 header alone — method, public URL, time window, signature — ({@code 401 unauthorized} with
+ * {@code WWW-Authenticate: Nostr}, the body left unread), the database's last known status ({@code 503 unavailable}
+ * at once while it is down), then the body, read up to the cap ({@code 413}, see {@link BodyCap}), its
+ * {@code payload} hash and the replay guard ({@code 401}) and, for operator routes, the pubkey's place in
+ * {@code RELAY_OPERATOR_PUBKEYS} ({@code 403 forbidden}). So nothing large is read from a caller who cannot sign.
+ * A caller let through is copied out of the exchange as an {@link OwnerRequest} or {@link OperatorRequest}, so its
+ * route can run on another thread.
  */
 final class RequestAuthentication {
     private final HttpSettings settings;
@@ -86,6 +89,24 @@ final class RequestAuthentication {
     }
 
     private Checked<Caller> authenticate(Context ctx) {
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > settings.maxBodyBytes()) {
+            return new Checked.Refused<>(bodyCap.tooLarge(declared));
+        }
+        String query = ctx.queryString();
+        String url = settings.publicBaseUrl() + ctx.req().getRequestURI() + (query == null ? "" : "?" + query);
+        AuthenticateRequestUseCase.HeaderCheck.Verified header;
+        switch (authentication.checkHeader(ctx.req().getMethod(), url, ctx.header("Authorization"))) {
+            case AuthenticateRequestUseCase.HeaderCheck.Refused refused -> {
+                return unauthorized(refused.message());
+            }
+            case AuthenticateRequestUseCase.HeaderCheck.Verified verified -> header = verified;
+        }
+        Optional<String> down = databaseDown();
+        if (down.isPresent()) {
+            return new Checked.Refused<>(Answer.Problem.unavailable(down.get(), settings.retryAfter().toSeconds()));
+        }
+        // Only now, for a caller whose signed header checks out, is the body read (up to the cap).
         byte[] body;
         switch (bodyCap.read(ctx)) {
             case BodyCap.Read.TooLarge tooLarge -> {
@@ -93,19 +114,15 @@ final class RequestAuthentication {
             }
             case BodyCap.Read.Bytes bytes -> body = bytes.body();
         }
-        String query = ctx.queryString();
-        String url = settings.publicBaseUrl() + ctx.req().getRequestURI() + (query == null ? "" : "?" + query);
-        AuthenticationResult authenticated = authentication.authenticate(new AuthenticateRequestCommand(
-                ctx.req().getMethod(), url, body, ctx.header("Authorization")));
-        Optional<String> down = databaseDown();
-        return switch (authenticated) {
-            case AuthenticationResult.Refused refused -> new Checked.Refused<>(new Answer.Problem(401,
-                    "unauthorized", "NIP-98 authentication failed: " + refused.message(),
-                    Map.of("WWW-Authenticate", "Nostr")));
-            case AuthenticationResult.Authenticated caller when down.isPresent() ->
-                    new Checked.Refused<>(Answer.Problem.unavailable(down.get(), settings.retryAfter().toSeconds()));
+        return switch (authentication.checkBody(header, body)) {
+            case AuthenticationResult.Refused refused -> unauthorized(refused.message());
             case AuthenticationResult.Authenticated caller -> new Checked.Allowed<>(new Caller(caller, body));
         };
+    }
+
+    private static <R> Checked<R> unauthorized(String message) {
+        return new Checked.Refused<>(new Answer.Problem(401, "unauthorized", "NIP-98 authentication failed: "
+                + message, Map.of("WWW-Authenticate", "Nostr")));
     }
 
     /**

@@ -12,6 +12,13 @@ import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.RefusalCode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -397,5 +404,36 @@ class AdmissionRoutesTest {
         // Own, right kind, no channel, in the past: channel before time.
         assertRefused(post(event(ALICE, ApiFixture.START.getEpochSecond() - 10, 9, List.of(), "x")),
                 422, "missing_channel");
+    }
+
+    /** Nothing large is read from a caller who cannot sign (issue 17): the 401 comes while the body still arrives. */
+    @Test
+    void create_badHeaderWithABodyThatNeverEnds_isAnswered401BeforeTheBodyEnds() throws IOException {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), api.port)) {
+            socket.setSoTimeout(5_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /v1/scheduled-messages HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Nostr bm90LWEtc2lnbmVkLWV2ZW50\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n400\r\n" + "x".repeat(1024) + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            // The last chunk is never sent: an answer can only come from a server that did not wait for the body.
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.US_ASCII));
+            String statusLine = in.readLine();
+
+            assertThat(statusLine).isEqualTo("HTTP/1.1 401 Unauthorized");
+        }
+        assertThat(api.store.size()).isZero();
+    }
+
+    @Test
+    void create_badHeaderWithADeclaredLengthOverTheCap_isAnswered413Unread() {
+        ApiFixture.Reply reply = api.call("POST", "/v1/scheduled-messages")
+                .body("{\"event\":\"" + "x".repeat(api.settings.maxBodyBytes()) + "\"}").send();
+
+        assertThat(reply.status()).isEqualTo(413);
+        assertThat(reply.error()).isEqualTo("too_large");
+        assertThat(api.store.size()).isZero();
     }
 }

@@ -44,7 +44,7 @@ class SchemaMigratorTest {
         assertThat(migrator.status().pending()).isZero();
         assertThat(db.queryColumn("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"))
                 .containsExactly("channel_tombstone", "flyway_schema_history", "idempotency_key",
-                        "scheduled_message", "scheduled_message_revision");
+                        "nip98_replay", "scheduled_message", "scheduled_message_revision");
     }
 
     @Test

@@ -1,11 +1,11 @@
 package buzz.scheduled.application.service;
 
-import buzz.scheduled.application.port.in.AuthenticateRequestCommand;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.AuthenticationResult;
 import buzz.scheduled.application.port.in.AuthenticationResult.Authenticated;
 import buzz.scheduled.application.port.in.AuthenticationResult.Refused;
 import buzz.scheduled.application.port.out.EventSignatures;
+import buzz.scheduled.application.port.out.ReplayStore;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.domain.nostr.Hex;
 import buzz.scheduled.domain.nostr.NostrEvent;
@@ -21,9 +21,11 @@ import java.util.List;
  * NIP-98 HTTP authentication: decodes the {@code Authorization: Nostr <base64>} header (padding optional), reads
  * the event strictly, and accepts it when, in this order: kind is 27235; {@code created_at} is within the window
  * (default 60 s) of the clock either way; the one {@code u} tag names the request URL; the one {@code method} tag
- * names the request method; a {@code payload} tag, when present, is the hex SHA-256 of the raw body; the
- * signature port says the event is authentic; and this header's signature was not accepted within twice the
- * window (replay guard). Each refusal names the check that failed.
+ * names the request method; there is at most one {@code payload} tag; the signature port says the event is
+ * authentic (all of these before the body is read, {@link #checkHeader}); then the {@code payload} tag, when
+ * present, is the hex SHA-256 of the raw body, and this header's signature was not accepted before (the replay
+ * guard, a {@link ReplayStore}: shared by all nodes and kept across restarts in production; {@link #checkBody}).
+ * Each refusal names the check that failed.
  *
  * <p>As real clients behave (nostr-tools' {@code nip98.getToken}): the URL comparison normalises both sides per
  * RFC 3986 §6.2.2/§6.2.3 (scheme and host case, percent-encoding case, default port, empty path; see
@@ -51,21 +53,35 @@ public final class AuthenticateRequestService implements AuthenticateRequestUseC
     private final EventSignatures signatures;
     private final WallClock clock;
     private final long windowSeconds;
-    private final ReplayCache replays;
+    private final ReplayStore replays;
 
-    /** The service with the NIP-98 defaults: a 60-second window, 100 000 remembered signatures. */
+    /**
+     * The service with the NIP-98 defaults (a 60-second window) and a replay guard in this process's memory
+     * (100 000 signatures): for tests and single-node tools; production passes the shared store.
+     */
     public AuthenticateRequestService(EventSignatures signatures, WallClock clock) {
         this(signatures, clock, DEFAULT_WINDOW, DEFAULT_REPLAY_CAPACITY);
     }
 
     /**
      * @param window          largest accepted |now − created_at|, whole seconds, positive
-     * @param replayCapacity  most authentication signatures remembered at once
+     * @param replayCapacity  most authentication signatures remembered at once (in this process's memory)
      */
     public AuthenticateRequestService(
             EventSignatures signatures, WallClock clock, Duration window, int replayCapacity) {
-        if (signatures == null || clock == null || window == null) {
-            throw new IllegalArgumentException("signatures, clock and window are required");
+        this(signatures, clock, window, new InProcessReplayStore(replayCapacity, requireClock(clock)));
+    }
+
+    /**
+     * @param window  largest accepted |now − created_at|, whole seconds, positive
+     * @param replays where accepted headers are remembered: each signature is kept until
+     *                {@code created_at + 2 × window + 1 s}, past the last moment the header could be accepted
+     *                by a node whose clock differs from the store's by up to one window
+     */
+    public AuthenticateRequestService(EventSignatures signatures, WallClock clock, Duration window,
+                                      ReplayStore replays) {
+        if (signatures == null || clock == null || window == null || replays == null) {
+            throw new IllegalArgumentException("signatures, clock, window and replay store are required");
         }
         if (window.isNegative() || window.isZero() || window.toNanosPart() != 0) {
             throw new IllegalArgumentException("window must be a positive number of whole seconds, got " + window);
@@ -73,89 +89,105 @@ public final class AuthenticateRequestService implements AuthenticateRequestUseC
         this.signatures = signatures;
         this.clock = clock;
         this.windowSeconds = window.toSeconds();
-        this.replays = new ReplayCache(window.multipliedBy(2), replayCapacity);
+        this.replays = replays;
+    }
+
+    private static WallClock requireClock(WallClock clock) {
+        if (clock == null) {
+            throw new IllegalArgumentException("signatures, clock, window and replay store are required");
+        }
+        return clock;
     }
 
     @Override
-    public AuthenticationResult authenticate(AuthenticateRequestCommand command) {
-        String header = command.authorization();
+    public HeaderCheck checkHeader(String method, String url, String header) {
         if (header == null || header.isBlank()) {
-            return new Refused("Authorization header is missing");
+            return new HeaderCheck.Refused("Authorization header is missing");
         }
         String trimmed = header.strip();
         int space = trimmed.indexOf(' ');
         if (space < 0 || !trimmed.substring(0, space).equalsIgnoreCase(SCHEME)) {
-            return new Refused("Authorization scheme must be Nostr (NIP-98)");
+            return new HeaderCheck.Refused("Authorization scheme must be Nostr (NIP-98)");
         }
         String token = trimmed.substring(space + 1).strip();
         if (token.isEmpty()) {
-            return new Refused("Authorization token is missing after \"Nostr\"");
+            return new HeaderCheck.Refused("Authorization token is missing after \"Nostr\"");
         }
         if (token.length() > MAX_TOKEN_CHARS) {
-            return new Refused("Authorization token is longer than " + MAX_TOKEN_CHARS + " characters");
+            return new HeaderCheck.Refused("Authorization token is longer than " + MAX_TOKEN_CHARS + " characters");
         }
         byte[] json;
         try {
             json = Base64.getDecoder().decode(token);
         } catch (IllegalArgumentException e) {
-            return new Refused("Authorization token is not valid base64: " + e.getMessage());
+            return new HeaderCheck.Refused("Authorization token is not valid base64: " + e.getMessage());
         }
         NostrEvent event;
         switch (NostrEventJson.read(json)) {
             case NostrEventJson.Decoded.Malformed malformed -> {
-                return new Refused("Authorization: Nostr must carry the base64 of a signed kind-27235 event's JSON"
+                return new HeaderCheck.Refused("Authorization: Nostr must carry the base64 of a signed kind-27235 event's JSON"
                         + " (NIP-98); this one decodes to no such event: " + malformed.reason());
             }
             case NostrEventJson.Decoded.Event decoded -> event = decoded.event();
         }
-        return check(event, command);
+        return check(event, method, url);
     }
 
-    private AuthenticationResult check(NostrEvent event, AuthenticateRequestCommand command) {
+    private HeaderCheck check(NostrEvent event, String method, String url) {
         if (event.kind() != HTTP_AUTH_KIND) {
-            return new Refused("Authorization event kind must be " + HTTP_AUTH_KIND + " (NIP-98), got " + event.kind());
+            return new HeaderCheck.Refused("Authorization event kind must be " + HTTP_AUTH_KIND + " (NIP-98), got " + event.kind());
         }
-        Instant now = clock.now();
-        long nowSeconds = now.getEpochSecond();
+        long nowSeconds = clock.now().getEpochSecond();
         if (event.createdAt() > nowSeconds + windowSeconds) {
-            return new Refused("Authorization event is from the future: created_at is "
+            return new HeaderCheck.Refused("Authorization event is from the future: created_at is "
                     + (event.createdAt() - nowSeconds) + " s ahead of the server clock (limit " + windowSeconds + " s)");
         }
         if (event.createdAt() < nowSeconds - windowSeconds) {
-            return new Refused("Authorization event is too old: created_at is "
+            return new HeaderCheck.Refused("Authorization event is too old: created_at is "
                     + (nowSeconds - event.createdAt()) + " s behind the server clock (limit " + windowSeconds + " s)");
         }
         List<String> urls = event.tagValues("u");
         if (urls.size() != 1) {
-            return new Refused(urls.isEmpty()
+            return new HeaderCheck.Refused(urls.isEmpty()
                     ? "Authorization event has no u tag"
                     : "Authorization event has " + urls.size() + " u tags, expected one");
         }
-        if (!RequestUrl.normalized(urls.get(0)).equals(RequestUrl.normalized(command.url()))) {
-            return new Refused("Authorization u tag \"" + urls.get(0) + "\" does not match the URL of this request under PUBLIC_BASE_URL \""
-                    + command.url() + "\"");
+        if (!RequestUrl.normalized(urls.get(0)).equals(RequestUrl.normalized(url))) {
+            return new HeaderCheck.Refused("Authorization u tag \"" + urls.get(0) + "\" does not match the URL of this request under PUBLIC_BASE_URL \""
+                    + url + "\"");
         }
         List<String> methods = event.tagValues("method");
         if (methods.size() != 1) {
-            return new Refused(methods.isEmpty()
+            return new HeaderCheck.Refused(methods.isEmpty()
                     ? "Authorization event has no method tag"
                     : "Authorization event has " + methods.size() + " method tags, expected one");
         }
-        if (!RequestUrl.asciiLowercase(methods.get(0)).equals(RequestUrl.asciiLowercase(command.method()))) {
-            return new Refused("Authorization method tag \"" + methods.get(0)
-                    + "\" does not match the request method \"" + command.method() + "\"");
+        if (!RequestUrl.asciiLowercase(methods.get(0)).equals(RequestUrl.asciiLowercase(method))) {
+            return new HeaderCheck.Refused("Authorization method tag \"" + methods.get(0)
+                    + "\" does not match the request method \"" + method + "\"");
         }
         List<String> payloads = event.tagValues("payload");
         if (payloads.size() > 1) {
-            return new Refused("Authorization event has " + payloads.size() + " payload tags, expected at most one");
-        }
-        if (payloads.size() == 1 && !RequestUrl.asciiLowercase(payloads.get(0)).equals(sha256Hex(command.body()))) {
-            return new Refused("Authorization payload tag does not match the SHA-256 of the request body");
+            return new HeaderCheck.Refused("Authorization event has " + payloads.size()
+                    + " payload tags, expected at most one");
         }
         if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
-            return new Refused("Authorization event signature is invalid: " + invalid.reason());
+            return new HeaderCheck.Refused("Authorization event signature is invalid: " + invalid.reason());
         }
-        if (!replays.firstUse(event.sig(), now)) {
+        return new HeaderCheck.Verified(event);
+    }
+
+    @Override
+    public AuthenticationResult checkBody(HeaderCheck.Verified header, byte[] body) {
+        NostrEvent event = header.event();
+        List<String> payloads = event.tagValues("payload");
+        if (payloads.size() == 1 && !RequestUrl.asciiLowercase(payloads.get(0)).equals(sha256Hex(body))) {
+            return new Refused("Authorization payload tag does not match the SHA-256 of the request body");
+        }
+        // Kept until the header can no longer be accepted (created_at + window, inclusive of its last second),
+        // plus one more window for clock differences between the nodes sharing the store.
+        Instant keepUntil = Instant.ofEpochSecond(event.createdAt()).plusSeconds(2 * windowSeconds + 1);
+        if (!replays.firstUse(event.sig(), keepUntil)) {
             return new Refused("Authorization event " + event.id().hex() + " with this signature was already used"
                     + " (replay)");
         }

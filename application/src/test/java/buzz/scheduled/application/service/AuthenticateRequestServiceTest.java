@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.application.port.in.AuthenticateRequestCommand;
+import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.AuthenticationResult;
 import buzz.scheduled.application.port.in.AuthenticationResult.Authenticated;
 import buzz.scheduled.application.port.in.AuthenticationResult.Refused;
@@ -286,6 +287,62 @@ class AuthenticateRequestServiceTest {
         assertThat(first).isEqualTo(new Authenticated(OWNER));
         assertThat(second).isEqualTo(new Refused("Authorization event " + event.id().hex()
                 + " with this signature was already used (replay)"));
+    }
+
+    @Test
+    void authenticate_headerFromTheWindowsFutureEdge_isRefusedAgainUntilItsLastAcceptableSecond() {
+        // created_at = now + 60 (the edge): acceptable until now + 120 s and a fraction; the guard must hold to the end.
+        NostrEvent event = authEvent(NOW + 60, 27235, tags(URL, "POST", null));
+
+        AuthenticationResult first = post(header(event));
+        clock.set(Instant.ofEpochSecond(NOW + 120).plusMillis(60));
+        AuthenticationResult atTheEnd = post(header(event));
+        clock.set(Instant.ofEpochSecond(NOW + 121));
+        AuthenticationResult pastTheWindow = post(header(event));
+
+        assertThat(first).isEqualTo(new Authenticated(OWNER));
+        assertThat(atTheEnd).isEqualTo(new Refused("Authorization event " + event.id().hex()
+                + " with this signature was already used (replay)"));
+        assertThat(pastTheWindow).isEqualTo(new Refused("Authorization event is too old: created_at is 61 s behind"
+                + " the server clock (limit 60 s)"));
+    }
+
+    @Test
+    void authenticate_headerFromTheWindowsPastEdge_isAcceptedOnceInItsLastSecond() {
+        NostrEvent event = authEvent(NOW - 60, 27235, tags(URL, "POST", null));
+
+        AuthenticationResult first = post(header(event));
+        clock.set(Instant.ofEpochSecond(NOW).plusMillis(999));
+        AuthenticationResult again = post(header(event));
+
+        assertThat(first).isEqualTo(new Authenticated(OWNER));
+        assertThat(again).isInstanceOf(Refused.class);
+        assertThat(((Refused) again).message()).endsWith("(replay)");
+    }
+
+    @Test
+    void checkBody_keepsTheSignatureUntilTwoWindowsAndASecondAfterCreatedAt() {
+        List<Instant> kept = new ArrayList<>();
+        AuthenticateRequestService recording = new AuthenticateRequestService(signatures, clock,
+                Duration.ofSeconds(60), (signature, keepUntil) -> kept.add(keepUntil));
+        NostrEvent event = authEvent(NOW + 60, 27235, tags(URL, "POST", null));
+
+        recording.authenticate(new AuthenticateRequestCommand("POST", URL, BODY, header(event)));
+
+        assertThat(kept).containsExactly(Instant.ofEpochSecond(NOW + 60 + 121));
+    }
+
+    @Test
+    void checkHeader_refusedHeader_neverReachesTheReplayStoreOrTheBody() {
+        List<Instant> kept = new ArrayList<>();
+        AuthenticateRequestService recording = new AuthenticateRequestService(signatures, clock,
+                Duration.ofSeconds(60), (signature, keepUntil) -> kept.add(keepUntil));
+        NostrEvent stale = authEvent(NOW - 61, 27235, tags(URL, "POST", BODY_SHA256));
+
+        AuthenticateRequestUseCase.HeaderCheck check = recording.checkHeader("POST", URL, header(stale));
+
+        assertThat(check).isInstanceOf(AuthenticateRequestUseCase.HeaderCheck.Refused.class);
+        assertThat(kept).isEmpty();
     }
 
     @Test

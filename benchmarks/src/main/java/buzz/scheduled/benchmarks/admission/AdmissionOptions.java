@@ -19,10 +19,12 @@ import java.util.Map;
  *                     round must end well inside the ±60 s window (default 10 s, at most 40 s)
  * @param timeCap      the whole run stops issuing requests after this long (default 20 minutes)
  * @param seed         seed of the keys, channels, due times and contents (default 1)
+ * @param replayStore  where the NIP-98 replay guard keeps accepted headers: {@code postgres} (production's shared
+ *                     store, default) or {@code memory} (the in-process store, to measure what the shared one costs)
  * @throws IllegalArgumentException naming the option that is out of range
  */
 record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int requests, int warmup, int owners,
-                        int channels, Duration round, Duration timeCap, long seed) {
+                        int channels, Duration round, Duration timeCap, long seed, String replayStore) {
 
     /** The admin URL used when {@code BUZZ_BENCH_DATABASE_URL} is unset. */
     static final String DEFAULT_DATABASE_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres";
@@ -32,7 +34,8 @@ record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int reque
     static final String USAGE = """
             usage: java -cp benchmarks/target/benchmarks.jar buzz.scheduled.benchmarks.admission.AdmissionOverHttp \\
                      [--concurrency=16,64] [--requests=20000] [--warmup=3000] [--owners=1000] [--channels=200] \\
-                     [--round-seconds=10] [--max-seconds=1200] [--seed=1]
+                     [--round-seconds=10] [--max-seconds=1200] [--seed=1] \\
+                     [--replay-store=postgres|memory]
             environment: BUZZ_BENCH_DATABASE_URL (default %s); must point at 127.0.0.1
             """.formatted(DEFAULT_DATABASE_URL);
 
@@ -65,6 +68,9 @@ record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int reque
             throw new IllegalArgumentException("--round-seconds must be 1..40 (NIP-98 headers live ±60 s), got "
                     + (round == null ? null : round.toSeconds()));
         }
+        if (!"postgres".equals(replayStore) && !"memory".equals(replayStore)) {
+            throw new IllegalArgumentException("--replay-store must be postgres or memory, got " + replayStore);
+        }
         if (timeCap == null || timeCap.toSeconds() < 1) {
             throw new IllegalArgumentException("--max-seconds must be at least 1, got "
                     + (timeCap == null ? null : timeCap.toSeconds()));
@@ -94,6 +100,7 @@ record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int reque
         long roundSeconds = 10;
         long maxSeconds = 1_200;
         long seed = 1;
+        String replayStore = "postgres";
         for (String arg : args) {
             Map.Entry<String, String> option = BenchmarkMain.option(arg);
             String name = option.getKey();
@@ -107,11 +114,12 @@ record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int reque
                 case "round-seconds" -> roundSeconds = number(name, value);
                 case "max-seconds" -> maxSeconds = number(name, value);
                 case "seed" -> seed = number(name, value);
+                case "replay-store" -> replayStore = value.strip();
                 default -> throw new IllegalArgumentException("unknown option --" + name);
             }
         }
         return new AdmissionOptions(databaseUrl, concurrency, requests, warmup, owners, channels,
-                Duration.ofSeconds(roundSeconds), Duration.ofSeconds(maxSeconds), seed);
+                Duration.ofSeconds(roundSeconds), Duration.ofSeconds(maxSeconds), seed, replayStore);
     }
 
     private static long number(String name, String value) {

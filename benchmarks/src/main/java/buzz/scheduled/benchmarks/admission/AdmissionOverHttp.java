@@ -54,11 +54,11 @@ public final class AdmissionOverHttp {
         OUT.printf(Locale.ROOT, "JVM %s %s, %d processors, load average %s%n", System.getProperty("java.vm.name"),
                 System.getProperty("java.runtime.version"), Runtime.getRuntime().availableProcessors(), loadAverage());
         try (ScratchDatabase database = ScratchDatabase.create(options.databaseUrl());
-             AdmissionStack stack = AdmissionStack.start(database.url())) {
+             AdmissionStack stack = AdmissionStack.start(database.url(), options.replayStore())) {
             database.closeBeforeDrop(stack);
-            OUT.printf(Locale.ROOT, "PostgreSQL %s, scratch database %s, schema V%s, pool %d; API at %s%n",
-                    stack.queryText("SHOW server_version"), database.name(), stack.schemaVersion(), stack.poolSize(),
-                    stack.baseUrl());
+            OUT.printf(Locale.ROOT, "PostgreSQL %s, scratch database %s, schema V%s, pool %d; API at %s;"
+                    + " NIP-98 replay store: %s%n", stack.queryText("SHOW server_version"), database.name(),
+                    stack.schemaVersion(), stack.poolSize(), stack.baseUrl(), options.replayStore());
             requireReady(stack.baseUrl());
             SignedCreates signed = new SignedCreates(options.owners(), options.channels(), stack.baseUrl(),
                     options.seed());

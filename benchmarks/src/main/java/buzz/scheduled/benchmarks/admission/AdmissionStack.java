@@ -7,6 +7,7 @@ import buzz.scheduled.adapters.http.ReadinessCheck;
 import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.adapters.postgres.PoolSettings;
 import buzz.scheduled.adapters.postgres.PostgresDataSources;
+import buzz.scheduled.adapters.postgres.PostgresReplayStore;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.adapters.postgres.SchemaMigrator;
 import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
@@ -16,6 +17,7 @@ import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.AuthenticateRequestService;
+import buzz.scheduled.application.service.InProcessReplayStore;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.application.service.RelayDecidesAccess;
 import buzz.scheduled.application.service.SchedulingSettings;
@@ -65,9 +67,11 @@ final class AdmissionStack implements AutoCloseable {
     /**
      * Migrates the database and starts the API on a free loopback port.
      *
+     * @param replayStore {@code postgres} (production's shared NIP-98 replay store) or {@code memory}
+     *
      * @throws IllegalStateException when the port cannot be bound or the database refuses
      */
-    static AdmissionStack start(DatabaseUrl database) {
+    static AdmissionStack start(DatabaseUrl database, String replayStore) {
         HikariDataSource pool = PostgresDataSources.create(database, PoolSettings.DEFAULT);
         try {
             String schemaVersion = new SchemaMigrator(pool).migrate().schemaVersion();
@@ -86,8 +90,10 @@ final class AdmissionStack implements AutoCloseable {
             URI baseUrl = URI.create("http://127.0.0.1:" + port);
             HttpSettings settings = HttpSettings.of(true, baseUrl, HORIZON, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,
                     UNLIMITED);
-            HttpApi api = new HttpApi(OwnerUseCases.of(owner), new AuthenticateRequestService(signatures, clock),
-                    () -> databaseAnswers(pool), settings);
+            HttpApi api = new HttpApi(OwnerUseCases.of(owner), new AuthenticateRequestService(signatures, clock,
+                    AuthenticateRequestService.DEFAULT_WINDOW, "memory".equals(replayStore)
+                    ? new InProcessReplayStore(AuthenticateRequestService.DEFAULT_REPLAY_CAPACITY, clock)
+                    : new PostgresReplayStore(pool)), () -> databaseAnswers(pool), settings);
             api.start("127.0.0.1", port);
             return new AdmissionStack(pool, api, baseUrl, schemaVersion);
         } catch (RuntimeException e) {

@@ -1,0 +1,98 @@
+package buzz.scheduled.adapters.postgres;
+
+import buzz.scheduled.application.port.out.ReplayStore;
+import buzz.scheduled.domain.nostr.Signature;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import javax.sql.DataSource;
+
+/**
+ * The NIP-98 replay guard in PostgreSQL (table {@code nip98_replay}, migration V10), shared by every node on the
+ * database and kept across restarts. One statement per accepted header: an insert of the 64-byte signature that,
+ * on a conflict, takes the row over only when its {@code keep_until} has passed on the database clock; it returns
+ * a row exactly when this is a first use, so of concurrent callers (on any node) one wins. Expired rows are deleted
+ * in batches of at most {@link #PRUNE_BATCH} by whichever caller first finds {@link #PRUNE_EVERY} passed since the
+ * last prune on this node, right after its own insert.
+ */
+public final class PostgresReplayStore implements ReplayStore {
+    /** How often this node deletes expired rows (at most). */
+    public static final Duration PRUNE_EVERY = Duration.ofSeconds(10);
+    /** Most expired rows deleted at once. */
+    public static final int PRUNE_BATCH = 10_000;
+
+    private static final String FIRST_USE = """
+            INSERT INTO nip98_replay (signature, keep_until) VALUES (?, ?)
+            ON CONFLICT (signature) DO UPDATE SET keep_until = EXCLUDED.keep_until
+             WHERE nip98_replay.keep_until <= now()
+            RETURNING 1""";
+    private static final String PRUNE = """
+            DELETE FROM nip98_replay
+             WHERE signature IN (SELECT signature FROM nip98_replay WHERE keep_until < now()
+                                  ORDER BY keep_until LIMIT %d FOR UPDATE SKIP LOCKED)""".formatted(PRUNE_BATCH);
+
+    private final DataSource dataSource;
+    private final LongSupplier nanoTime;
+    private final AtomicLong nextPruneNanos;
+
+    /** @param dataSource the pool (autocommit connections) */
+    public PostgresReplayStore(DataSource dataSource) {
+        this(dataSource, System::nanoTime);
+    }
+
+    PostgresReplayStore(DataSource dataSource, LongSupplier nanoTime) {
+        if (dataSource == null || nanoTime == null) {
+            throw new IllegalArgumentException("a replay store needs a data source and a clock");
+        }
+        this.dataSource = dataSource;
+        this.nanoTime = nanoTime;
+        this.nextPruneNanos = new AtomicLong(nanoTime.getAsLong());
+    }
+
+    @Override
+    public boolean firstUse(Signature signature, Instant keepUntil) {
+        byte[] key = HexFormat.of().parseHex(signature.hex());
+        try (Connection connection = dataSource.getConnection()) {
+            boolean first;
+            try (PreparedStatement insert = connection.prepareStatement(FIRST_USE)) {
+                insert.setBytes(1, key);
+                insert.setTimestamp(2, Timestamp.from(keepUntil));
+                try (ResultSet row = insert.executeQuery()) {
+                    first = row.next();
+                }
+            }
+            if (pruneDue()) {
+                try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
+                    prune.executeUpdate();
+                }
+            }
+            return first;
+        } catch (SQLException e) {
+            throw new IllegalStateException("the NIP-98 replay store could not record a header: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** Deletes up to {@link #PRUNE_BATCH} expired rows now; the number deleted. */
+    public int pruneExpired() {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement prune = connection.prepareStatement(PRUNE)) {
+            return prune.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not prune the NIP-98 replay store: " + e.getMessage(), e);
+        }
+    }
+
+    private boolean pruneDue() {
+        long now = nanoTime.getAsLong();
+        long due = nextPruneNanos.get();
+        return now - due >= 0 && nextPruneNanos.compareAndSet(due, now + PRUNE_EVERY.toNanos());
+    }
+}
