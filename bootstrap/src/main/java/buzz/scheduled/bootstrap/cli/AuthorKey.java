@@ -23,7 +23,9 @@ import java.util.Set;
  */
 final class AuthorKey {
 
-    private static final Set<PosixFilePermission> OTHERS = Set.of(PosixFilePermission.OTHERS_READ,
+    /** Any access by the file's group or by other users: a secret key file must be the owner's alone. */
+    private static final Set<PosixFilePermission> OTHERS = Set.of(PosixFilePermission.GROUP_READ,
+            PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ,
             PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
     private static final String EXPECTED = "expected one line: the secret key as 64 hex characters or nsec1...";
 
@@ -42,7 +44,7 @@ final class AuthorKey {
             if (Files.getFileStore(file).supportsFileAttributeView(PosixFileAttributeView.class)) {
                 Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
                 if (permissions.stream().anyMatch(OTHERS::contains)) {
-                    throw ClientFailure.key("key file " + file + " is accessible to other users (mode "
+                    throw ClientFailure.key("key file " + file + " is accessible to its group or other users (mode "
                             + PosixFilePermissions.toString(permissions) + "); run: chmod 600 " + file);
                 }
             }

@@ -5,12 +5,14 @@ import buzz.scheduled.bootstrap.config.SidecarConfig.LogLevel;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.encoder.JsonEncoder;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
@@ -23,12 +25,15 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  *
  * <p>{@code BUZZ_LOG_LEVEL} becomes the root threshold; the libraries logback.xml quiets (Jetty, HikariCP, Flyway,
  * pgjdbc, …) keep their level unless {@code BUZZ_LOG_LEVEL} is stricter. {@code BUZZ_LOG_FORMAT=json} writes one
- * JSON object a line with Logback's own {@link JsonEncoder}. Logback installs no shutdown hook here, so lines
+ * JSON object a line with Logback's own {@link JsonEncoder}; the text format escapes control characters in every
+ * message ({@link EscapedMessageConverter}), so outside text cannot forge or hide a line. Logback installs no shutdown hook here, so lines
  * written while the sidecar's shutdown hook runs (the dispatcher's warning about unfinished sends) are kept.
  */
 public final class LogSetup {
     private static final String APPENDER = "CONSOLE";
     private static final String PATTERN = "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level %logger{0} - %msg%n";
+    /** Logback's conversion words for the message, all of which write it with its control characters escaped. */
+    private static final List<String> MESSAGE_WORDS = List.of("m", "msg", "message");
     /** The levels logback.xml gave named loggers, read once so that applying twice does not compound. */
     private static Map<String, Level> pinned;
 
@@ -72,9 +77,16 @@ public final class LogSetup {
     private static Encoder<ILoggingEvent> encoder(LoggerContext context, LogFormat format) {
         return switch (format) {
             case TEXT -> {
-                PatternLayoutEncoder text = new PatternLayoutEncoder();
+                PatternLayout layout = new PatternLayout();
+                layout.setContext(context);
+                for (String word : MESSAGE_WORDS) {
+                    layout.getInstanceConverterMap().put(word, EscapedMessageConverter::new);
+                }
+                layout.setPattern(PATTERN);
+                layout.start();
+                LayoutWrappingEncoder<ILoggingEvent> text = new LayoutWrappingEncoder<>();
                 text.setContext(context);
-                text.setPattern(PATTERN);
+                text.setLayout(layout);
                 text.start();
                 yield text;
             }

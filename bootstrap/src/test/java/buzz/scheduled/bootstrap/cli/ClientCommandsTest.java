@@ -83,13 +83,13 @@ class ClientCommandsTest {
     }
 
     @Test
-    void run_keyFileReadableByOthers_isRefusedWithTheChmodToRun() throws IOException {
-        Path file = keyFile("author.key", AUTHOR.hex(), "rw-r--r--");
+    void run_keyFileReadableByItsGroup_isRefusedWithTheChmodToRun() throws IOException {
+        Path file = keyFile("author.key", AUTHOR.hex(), "rw-r-----");
 
         int code = run(Map.of(), "list", "--key-file", file.toString());
 
         assertThat(code).isEqualTo(ClientCommands.EXIT_KEY);
-        assertThat(stderr()).contains("is accessible to other users (mode rw-r--r--); run: chmod 600 " + file);
+        assertThat(stderr()).contains("is accessible to its group or other users (mode rw-r-----); run: chmod 600 " + file);
     }
 
     @Test

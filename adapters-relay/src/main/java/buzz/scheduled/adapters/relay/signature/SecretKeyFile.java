@@ -28,8 +28,10 @@ public final class SecretKeyFile {
 
     private static final Set<PosixFilePermission> OWNER_ONLY =
             EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
-    private static final Set<PosixFilePermission> OTHERS = EnumSet.of(
-            PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
+    /** Any access by the file's group or by other users: a secret key file must be the owner's alone. */
+    private static final Set<PosixFilePermission> OTHERS = EnumSet.of(PosixFilePermission.GROUP_READ,
+            PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ,
+            PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
 
     private SecretKeyFile() {
     }
@@ -94,7 +96,7 @@ public final class SecretKeyFile {
             if (Files.getFileStore(file).supportsFileAttributeView(PosixFileAttributeView.class)) {
                 Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
                 if (permissions.stream().anyMatch(OTHERS::contains)) {
-                    throw new IllegalStateException("key file " + file + " is accessible to other users (mode "
+                    throw new IllegalStateException("key file " + file + " is accessible to its group or other users (mode "
                             + PosixFilePermissions.toString(permissions) + "); run: chmod 600 " + file);
                 }
             }

@@ -48,14 +48,26 @@ class SecretKeyFileTest {
 
         assertThatThrownBy(() -> SecretKeyFile.read(file))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("key file " + file + " is accessible to other users (mode rw-r--r--); run: chmod 600 " + file);
+                .hasMessage("key file " + file + " is accessible to its group or other users (mode rw-r--r--); run: chmod 600 " + file);
     }
 
     @Test
-    void read_groupReadableFile_accepts() throws IOException {
+    void read_groupReadableFile_refusesNamingTheModeToSet() throws IOException {
         Path file = dir.resolve("sidecar.key");
         SecretKeyFile.write(file, new SecretKey(ALICE));
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r-----"));
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r-----"));
+
+        assertThatThrownBy(() -> SecretKeyFile.read(file))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("key file " + file + " is accessible to its group or other users (mode rw-r-----); run:"
+                        + " chmod 600 " + file);
+    }
+
+    @Test
+    void read_ownerReadOnlyFile_accepts() throws IOException {
+        Path file = dir.resolve("sidecar.key");
+        SecretKeyFile.write(file, new SecretKey(ALICE));
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
 
         assertThat(SecretKeyFile.read(file).publicKey().hex())
                 .isEqualTo("c62114bce8f2c856c34c059f19aa69c05bd7c42c727791879652d6b206817036");
