@@ -1,4 +1,4 @@
--- The NIP-98 replay guard shared by every node and kept across restarts (README.md "Security model"): the
+-- The NIP-98 replay guard shared by every node and kept across restarts (docs/security-model.md): the
 -- signature of each accepted Authorization header, kept until the header could no longer be accepted
 -- (created_at + twice the window + 1 s). Rows past keep_until are deleted in small batches by the nodes as they
 -- insert; a row past keep_until that is still there counts as forgotten.

@@ -52,12 +52,16 @@ public sealed interface RelayMessage {
             return !accepted && prefix().equals("auth-required");
         }
 
-        /** true or duplicate → published; invalid/pow/blocked/restricted → rejected; else transient (NIP-01). */
+        /**
+         * true or duplicate → published; invalid/pow/blocked/restricted → rejected; else transient (NIP-01). A
+         * {@code duplicate:} answer is published whatever its flag says: some relays answer
+         * {@code ["OK",<id>,false,"duplicate: …"]} for an event they already hold, and that event is on the relay.
+         */
         PublishResult toPublishResult() {
-            if (accepted) {
-                return new PublishResult.Published(prefix().equals("duplicate"), message);
-            }
             String prefix = prefix();
+            if (accepted || prefix.equals("duplicate")) {
+                return new PublishResult.Published(prefix.equals("duplicate"), message);
+            }
             if (PublishResult.Rejected.PREFIXES.contains(prefix)) {
                 return new PublishResult.Rejected(prefix, text());
             }

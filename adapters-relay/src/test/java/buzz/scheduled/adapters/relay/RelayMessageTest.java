@@ -63,6 +63,14 @@ class RelayMessageTest {
     }
 
     @Test
+    void toPublishResult_okFalseWithDuplicatePrefix_isPublishedAsADuplicate() {
+        RelayMessage.Ok ok = new RelayMessage.Ok(ID, false, "duplicate: already have this event");
+
+        assertThat(ok.toPublishResult())
+                .isEqualTo(new PublishResult.Published(true, "duplicate: already have this event"));
+    }
+
+    @Test
     void classify_refusalWithoutMessage_isTransientUnknown() {
         assertThat(new RelayMessage.Ok(ID, false, "").toPublishResult())
                 .isEqualTo(new PublishResult.Transient("unknown: OK false without a message"));

@@ -11,7 +11,7 @@ import java.util.PriorityQueue;
 
 /**
  * A {@link ReplayStore} in this process's memory, bounded: for tests and for a single node that may forget on a
- * restart. Production uses the shared store in PostgreSQL (README.md "Security model"). Entries are forgotten once
+ * restart. Production uses the shared store in PostgreSQL (docs/security-model.md). Entries are forgotten once
  * their {@code keepUntil} has passed; when more than {@code capacity} live ones are held, the ones that would expire
  * soonest are forgotten early (a flood cannot exhaust memory, at the price of a weaker guard for those entries
  * during the flood). Thread-safe.

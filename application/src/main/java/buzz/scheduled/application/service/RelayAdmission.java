@@ -119,8 +119,11 @@ final class RelayAdmission {
         return smaller(limitation.createdAtUpperLimit(), "the relay's NIP-11 created_at_upper_limit");
     }
 
+    /** A {@code created_at_lower_limit} of 0 is no limit, as absent is (relays publish 0 for "unset"). */
     private Window pastWindow(Limitation limitation) {
-        return smaller(limitation.createdAtLowerLimit(), "the relay's NIP-11 created_at_lower_limit");
+        OptionalLong lower = limitation.createdAtLowerLimit();
+        return smaller(lower.isPresent() && lower.getAsLong() <= 0 ? OptionalLong.empty() : lower,
+                "the relay's NIP-11 created_at_lower_limit");
     }
 
     private Window smaller(OptionalLong relayLimit, String relaySource) {

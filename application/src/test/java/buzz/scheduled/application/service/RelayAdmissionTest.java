@@ -166,6 +166,18 @@ class RelayAdmissionTest {
     }
 
     @Test
+    void sendNow_relayLowerLimitZero_isNoLimit_soTheConfiguredWindowApplies() {
+        ScheduledMessage message = created(inAnHour("later"));
+        relayLimits.set(createdAtWindow(0, 900));
+        NostrEvent behind = TestEvents.at(NOW.getEpochSecond() - 60).content("a minute ago").build();
+
+        OwnerChangeResult result = service.sendNow(new SendNowCommand(TestEvents.ALICE, message.id(),
+                Optional.of(behind)));
+
+        assertThat(result).isNotInstanceOf(OwnerChangeResult.Refused.class);
+    }
+
+    @Test
     void sendNow_newEventBeyondTheConfiguredWindow_isTimeTooFarNamingTheVariable() {
         ScheduledMessage message = created(inAnHour("later"));
         NostrEvent ahead = TestEvents.at(NOW.getEpochSecond() + 901).content("ahead").build();
