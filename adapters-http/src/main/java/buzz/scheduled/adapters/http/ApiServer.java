@@ -50,6 +50,7 @@ final class ApiServer {
                 connector.setHost(host);
                 connector.setPort(port);
                 connector.setIdleTimeout(limits.idleTimeout().toMillis());
+                connector.setAcceptQueueSize(ConnectionLimits.ACCEPT_QUEUE);
                 ConnectionGuard guard = new ConnectionGuard(limits, connector.getScheduler(), metrics);
                 connector.addBean(guard);
                 server.addBean(guard.globalCap(connector));

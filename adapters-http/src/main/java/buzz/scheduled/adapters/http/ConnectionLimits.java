@@ -38,6 +38,13 @@ public record ConnectionLimits(int maxConnections, int maxConnectionsPerAddress,
     public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
     /** Default idle timeout: 30 s (Jetty's own default). */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * The listen backlog the connector asks for: 1024 connections the kernel completes while the server has not
+     * accepted them yet (Jetty's default, 0, leaves Java's 50: a burst of connections from an attacker then fills it
+     * and an honest client's SYN is dropped and retried a second later). Linux caps it at
+     * {@code net.core.somaxconn}.
+     */
+    public static final int ACCEPT_QUEUE = 1024;
     /** The defaults above. */
     public static final ConnectionLimits DEFAULTS = new ConnectionLimits(DEFAULT_MAX_CONNECTIONS,
             DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, DEFAULT_HEADER_TIMEOUT, DEFAULT_BODY_TIMEOUT, DEFAULT_IDLE_TIMEOUT);
