@@ -71,7 +71,9 @@ final class BodyCap {
         long started = System.nanoTime();
         long deadline = started + settings.connections().bodyTimeout().toNanos();
         Optional<Scheduler.Task> alarm = wakeAtDeadline(ctx);
-        ByteArrayOutputStream body = new ByteArrayOutputStream(declared > 0 ? (int) declared : 256);
+        // Grown as bytes arrive, never sized by the declared length: a client that declares the cap and sends
+        // nothing must not make the server hold the cap's worth of heap.
+        ByteArrayOutputStream body = new ByteArrayOutputStream(CHUNK);
         try (InputStream in = ctx.req().getInputStream()) {
             byte[] chunk = new byte[CHUNK];
             int limit = settings.maxBodyBytes() + 1;
