@@ -27,7 +27,7 @@ import java.util.Optional;
 /**
  * Binds the HTTP adapter: the owner routes over the owner service, the operator routes (reservations, deletion,
  * purges, the operator view) for {@code RELAY_OPERATOR_PUBKEYS}, NIP-98 authentication, readiness and the 503 gate
- * from the database watch, the metrics registry behind {@code GET /metrics}, {@code BUZZ_CORS_ORIGINS} and the NIP-11 identity
+ * from the database watch, the connection limits ({@code BUZZ_HTTP_*}), the metrics registry behind {@code GET /metrics}, {@code BUZZ_CORS_ORIGINS} and the NIP-11 identity
  * (software URL, version, the sidecar's pubkey).
  */
 public final class HttpModule extends AbstractModule {
@@ -36,7 +36,8 @@ public final class HttpModule extends AbstractModule {
     @Singleton
     HttpSettings httpSettings(SidecarConfig config) {
         return HttpSettings.of(config.scheduledMessages(), config.http().publicBaseUrl(), config.limits().horizon(),
-                AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, config.limits().maxPendingPerOwner());
+                AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, config.limits().maxPendingPerOwner())
+                .withConnections(config.http().connections());
     }
 
     /**

@@ -6,9 +6,12 @@ import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
 import java.util.List;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * The Javalin set-up: Jetty with virtual threads, the body and header limits of {@link HttpSettings} (Jetty's own
+ * The Javalin set-up: Jetty with virtual threads, the connection limits of {@link ConnectionLimits} (on the one
+ * connector, {@link ConnectionGuard}), the body and header limits of {@link HttpSettings} (Jetty's own
  * refusals in the API's error shape, {@link JsonErrorPages}), no server banner or version, {@code 405} before
  * {@code 404}, the request logger ({@link RequestMetrics}), every route of {@link Routes}, and the error mapping of
  * {@link ErrorAnswers}. A request to an owner or operator route passes {@link RequestAuthentication} and then runs
@@ -34,9 +37,26 @@ final class ApiServer {
         this.metrics = metrics;
     }
 
-    /** A configured Javalin application, not yet started. */
-    Javalin create() {
+    /**
+     * A configured Javalin application, not yet started, on one connector bound to {@code host}:{@code port}
+     * (0: an ephemeral port) with the connection limits of {@link HttpSettings#connections()}: Jetty's idle
+     * timeout and global cap, the per-address cap and header timeout of {@link ConnectionGuard}.
+     */
+    Javalin create(String host, int port) {
+        ConnectionLimits limits = settings.connections();
         return Javalin.create(config -> {
+            config.jetty.addConnector((server, http) -> {
+                ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+                connector.setHost(host);
+                connector.setPort(port);
+                connector.setIdleTimeout(limits.idleTimeout().toMillis());
+                connector.setAcceptQueueSize(ConnectionLimits.ACCEPT_QUEUE);
+                ConnectionGuard guard = new ConnectionGuard(limits, connector.getScheduler(), metrics);
+                connector.addBean(guard);
+                server.addBean(guard.globalCap(connector));
+                metrics.connectionsOpen(guard::openConnections);
+                return connector;
+            });
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.concurrency.useVirtualThreads = true;

@@ -219,9 +219,9 @@ public final class HttpApi {
             throw new IllegalStateException("HTTP API already started on port " + app.port());
         }
         deadline.start();
-        Javalin created = server.create();
+        Javalin created = server.create(host, port);
         try {
-            created.start(host, port);
+            created.start();
         } catch (RuntimeException e) {
             deadline.stop();
             throw e;

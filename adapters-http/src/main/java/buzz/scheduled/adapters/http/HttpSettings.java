@@ -19,10 +19,11 @@ import java.time.Duration;
  * @param requestTimeout     how long one request may wait for the use cases (store, access policy) before it
  *                           answers {@code 503} with {@code Retry-After}
  * @param retryAfter         what {@code Retry-After} says on a {@code 503} (whole seconds, at least 1)
+ * @param connections        connection caps and the header, body and idle timeouts
  */
 public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duration horizon, int maxContentBytes,
                            int maxPendingPerOwner, int maxBodyBytes, int maxHeaderBytes, Duration requestTimeout,
-                           Duration retryAfter) {
+                           Duration retryAfter, ConnectionLimits connections) {
 
     /** Room for the body envelope, tags and escapes beyond the content: 64 KiB. */
     public static final int ENVELOPE_BYTES = 64 * 1024;
@@ -70,10 +71,13 @@ public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duratio
         if (retryAfter == null || retryAfter.toSeconds() < 1) {
             throw new IllegalArgumentException("Retry-After must be at least 1 s, got " + retryAfter);
         }
+        if (connections == null) {
+            throw new IllegalArgumentException("connection limits are missing (use ConnectionLimits.DEFAULTS)");
+        }
     }
 
     /**
-     * Settings with the default body, header and timeout limits. The body cap is six times the content limit
+     * Settings with the default body, header, timeout and connection limits ({@link ConnectionLimits#DEFAULTS}). The body cap is six times the content limit
      * (a client may legally write every content character as a {@code \}{@code u00XX} escape) plus
      * {@link #ENVELOPE_BYTES}.
      */
@@ -81,7 +85,7 @@ public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duratio
                                   int maxContentBytes, int maxPendingPerOwner) {
         return new HttpSettings(scheduledMessages, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner,
                 bodyCapFor(maxContentBytes), DEFAULT_MAX_HEADER_BYTES, DEFAULT_REQUEST_TIMEOUT,
-                DEFAULT_RETRY_AFTER);
+                DEFAULT_RETRY_AFTER, ConnectionLimits.DEFAULTS);
     }
 
     /** The default body cap for a content limit: {@code 6 × content + 64 KiB}. */
@@ -92,12 +96,18 @@ public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duratio
     /** A copy with another feature flag. */
     public HttpSettings withScheduledMessages(boolean on) {
         return new HttpSettings(on, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner, maxBodyBytes,
-                maxHeaderBytes, requestTimeout, retryAfter);
+                maxHeaderBytes, requestTimeout, retryAfter, connections);
     }
 
     /** A copy with another use-case wait. */
     public HttpSettings withRequestTimeout(Duration timeout) {
         return new HttpSettings(scheduledMessages, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner,
-                maxBodyBytes, maxHeaderBytes, timeout, retryAfter);
+                maxBodyBytes, maxHeaderBytes, timeout, retryAfter, connections);
+    }
+
+    /** A copy with other connection limits. */
+    public HttpSettings withConnections(ConnectionLimits limits) {
+        return new HttpSettings(scheduledMessages, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner,
+                maxBodyBytes, maxHeaderBytes, requestTimeout, retryAfter, limits);
     }
 }

@@ -31,7 +31,7 @@ final class JsonErrorPages extends ErrorHandler {
         };
         String code = status >= 500 ? "internal_error" : "invalid_request";
         String body = "{\"error\":\"" + code + "\",\"message\":\""
-                + message.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
+                + LogText.escape(message).replace("\"", "\\\"") + "\"}";
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);

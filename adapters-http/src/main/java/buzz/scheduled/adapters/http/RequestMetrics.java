@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What the API records of its requests: every request counted and timed by method, route template and status on
  * {@link HttpMetrics}, every error answer counted by its code, and one access-log line per request (logger
- * {@code buzz.access}: method, path, route template, status, milliseconds; never a header or a body). Also the
+ * {@code buzz.access}: method, path, route template, status, milliseconds; never a header or a body; method and path
+ * escaped by {@link LogText}). Also the
  * {@code GET /metrics} answer: the registry's Prometheus text (exposition format 0.0.4).
  */
 final class RequestMetrics {
@@ -44,7 +46,8 @@ final class RequestMetrics {
         meters.metrics().request(ctx.req().getMethod(), template, ctx.statusCode(),
                 Duration.ofNanos((long) (millis * 1_000_000)));
         if (ACCESS.isInfoEnabled()) {
-            ACCESS.info("{} {} {} {} {} ms", ctx.req().getMethod(), ctx.req().getRequestURI(), template,
+            ACCESS.info("{} {} {} {} {} ms", LogText.escape(ctx.req().getMethod()),
+                    LogText.escape(ctx.req().getRequestURI()), template,
                     ctx.statusCode(), String.format(Locale.ROOT, "%.1f", millis));
         }
     }
@@ -52,6 +55,21 @@ final class RequestMetrics {
     /** A request was answered with the error {@code code}. */
     void refusal(String code) {
         meters.metrics().refusal(code);
+    }
+
+    /** Reports {@code open} as the gauge {@code buzz_http_connections_open} (call once, at start). */
+    void connectionsOpen(IntSupplier open) {
+        meters.metrics().connectionsOpen(open);
+    }
+
+    /** A connection was refused by a cap ({@link ConnectionGuard}'s reasons). */
+    void connectionRefused(String reason) {
+        meters.metrics().connectionRefused(reason);
+    }
+
+    /** A connection was closed by a timeout ({@link ConnectionGuard}'s reasons). */
+    void connectionTimedOut(String reason) {
+        meters.metrics().connectionTimedOut(reason);
     }
 
     /** How many requests finished with this method, route template and status so far. */

@@ -5,8 +5,10 @@ import java.net.SocketTimeoutException;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
+import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
 /**
  * Tells a dependency that cannot serve in time (answer {@code 503} with {@code Retry-After}) from a bug
@@ -38,5 +40,23 @@ final class UnavailableCauses {
             current = current.getCause() == current ? null : current.getCause();
         }
         return false;
+    }
+
+    /** Whether {@code failure} or one of its causes is a timeout ({@link TimeoutException}, a socket's). */
+    static boolean timedOut(Throwable failure) {
+        return cause(failure, current -> current instanceof TimeoutException
+                || current instanceof SocketTimeoutException).isPresent();
+    }
+
+    /** The first of {@code failure} and its causes (at most 16 deep) that passes {@code test}. */
+    static Optional<Throwable> cause(Throwable failure, Predicate<Throwable> test) {
+        Throwable current = failure;
+        for (int depth = 0; current != null && depth < MAX_CHAIN; depth++) {
+            if (test.test(current)) {
+                return Optional.of(current);
+            }
+            current = current.getCause() == current ? null : current.getCause();
+        }
+        return Optional.empty();
     }
 }

@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap.config;
 
+import buzz.scheduled.adapters.http.ConnectionLimits;
 import buzz.scheduled.adapters.http.CorsOrigins;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.service.DeliverySettings;
@@ -46,6 +47,10 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public static final String HTTP_HOST = "HTTP_HOST";
     public static final String HTTP_PORT = "HTTP_PORT";
     public static final String PUBLIC_BASE_URL = "PUBLIC_BASE_URL";
+    public static final String BUZZ_HTTP_MAX_CONNECTIONS = "BUZZ_HTTP_MAX_CONNECTIONS";
+    public static final String BUZZ_HTTP_MAX_CONNECTIONS_PER_IP = "BUZZ_HTTP_MAX_CONNECTIONS_PER_IP";
+    public static final String BUZZ_HTTP_HEADER_TIMEOUT_SECONDS = "BUZZ_HTTP_HEADER_TIMEOUT_SECONDS";
+    public static final String BUZZ_HTTP_BODY_TIMEOUT_SECONDS = "BUZZ_HTTP_BODY_TIMEOUT_SECONDS";
     public static final String SIDECAR_SECRET_KEY_FILE = "SIDECAR_SECRET_KEY_FILE";
     public static final String RELAY_OPERATOR_PUBKEYS = "RELAY_OPERATOR_PUBKEYS";
     public static final String BUZZ_ACCESS_POLICY = "BUZZ_ACCESS_POLICY";
@@ -83,7 +88,8 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
             BUZZ_PUBLISH_TIMEOUT_SECONDS, BUZZ_LEASE_MARGIN_SECONDS, BUZZ_REAP_GRACE_SECONDS, BUZZ_RETRY_BASE_SECONDS,
             BUZZ_RETRY_MAX_SECONDS, BUZZ_CLAIM_BATCH_SIZE, BUZZ_MAX_IN_FLIGHT, BUZZ_POLL_SECONDS, BUZZ_SHUTDOWN_GRACE_SECONDS,
             BUZZ_RETENTION_DAYS, BUZZ_LOG_LEVEL, BUZZ_LOG_FORMAT, BUZZ_CORS_ORIGINS, BUZZ_NIP29_PAGE_SIZE,
-            BUZZ_RELAY_INFO_REFRESH_SECONDS);
+            BUZZ_RELAY_INFO_REFRESH_SECONDS, BUZZ_HTTP_MAX_CONNECTIONS, BUZZ_HTTP_MAX_CONNECTIONS_PER_IP,
+            BUZZ_HTTP_HEADER_TIMEOUT_SECONDS, BUZZ_HTTP_BODY_TIMEOUT_SECONDS);
 
     /** The fixed per-channel limit (docs/scheduled-messages.md §4): 30 messages due in one 5-minute window. */
     public static final int MAX_PER_CHANNEL_WINDOW = 30;
@@ -132,6 +138,7 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                     + baseText + "'");
         }
         String withoutSlash = baseText.endsWith("/") ? baseText.substring(0, baseText.length() - 1) : baseText;
+        ConnectionLimits connections = connectionLimits(env);
 
         URI relayUrl = env.uri(RELAY_URL, env.text(RELAY_URL, "ws://127.0.0.1:7777"), Set.of("ws", "wss"),
                 "a WebSocket URL");
@@ -196,9 +203,26 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                 Duration.ofDays(env.integer(BUZZ_RETENTION_DAYS, 7, 1, 3650, "days")));
 
         return new SidecarConfig(enabled, dataDirectory, new Database(databaseUrl, directUrl, poolSize),
-                new Http(host, port, URI.create(withoutSlash)), new Relay(relayUrl, relayAuthUrl, keyFile,
+                new Http(host, port, URI.create(withoutSlash), connections), new Relay(relayUrl, relayAuthUrl, keyFile,
                         informationRefresh),
                 new Access(operators, policy, accessUrl, relayPubkey, nip29PageSize), limits, delivery, operations(env));
+    }
+
+    private static ConnectionLimits connectionLimits(EnvironmentReader env) {
+        int max = (int) env.integer(BUZZ_HTTP_MAX_CONNECTIONS, ConnectionLimits.DEFAULT_MAX_CONNECTIONS, 1, 1_000_000,
+                "connections");
+        int perAddress = (int) env.integer(BUZZ_HTTP_MAX_CONNECTIONS_PER_IP,
+                ConnectionLimits.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, 0, 1_000_000, "connections; 0: no cap");
+        if (perAddress > max) {
+            throw new InvalidConfigurationException(BUZZ_HTTP_MAX_CONNECTIONS_PER_IP, BUZZ_HTTP_MAX_CONNECTIONS_PER_IP
+                    + " (" + perAddress + ") must not exceed " + BUZZ_HTTP_MAX_CONNECTIONS + " (" + max
+                    + "); 0 switches the per-address cap off");
+        }
+        Duration header = env.seconds(BUZZ_HTTP_HEADER_TIMEOUT_SECONDS,
+                ConnectionLimits.DEFAULT_HEADER_TIMEOUT.toSeconds(), 1, 3_600);
+        Duration body = env.seconds(BUZZ_HTTP_BODY_TIMEOUT_SECONDS, ConnectionLimits.DEFAULT_BODY_TIMEOUT.toSeconds(),
+                1, 3_600);
+        return new ConnectionLimits(max, perAddress, header, body, ConnectionLimits.DEFAULT_IDLE_TIMEOUT);
     }
 
     /**
@@ -401,11 +425,16 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
      * @param host          {@code HTTP_HOST} (default 127.0.0.1)
      * @param port          {@code HTTP_PORT} (default 8088)
      * @param publicBaseUrl {@code PUBLIC_BASE_URL} without a trailing slash (default {@code http://host:port})
+     * @param connections   {@code BUZZ_HTTP_MAX_CONNECTIONS} (default 1024), {@code BUZZ_HTTP_MAX_CONNECTIONS_PER_IP}
+     *                      (default 64; 0: none), {@code BUZZ_HTTP_HEADER_TIMEOUT_SECONDS} (default 10 s),
+     *                      {@code BUZZ_HTTP_BODY_TIMEOUT_SECONDS} (default 30 s); the idle timeout is 30 s
      */
-    public record Http(String host, int port, URI publicBaseUrl) {
+    public record Http(String host, int port, URI publicBaseUrl, ConnectionLimits connections) {
         public Http {
-            if (host == null || host.isBlank() || port < 1 || port > 65_535 || publicBaseUrl == null) {
-                throw new IllegalArgumentException("http configuration needs a host, a port 1..65535 and a base URL");
+            if (host == null || host.isBlank() || port < 1 || port > 65_535 || publicBaseUrl == null
+                    || connections == null) {
+                throw new IllegalArgumentException("http configuration needs a host, a port 1..65535, a base URL and"
+                        + " connection limits");
             }
         }
     }

@@ -3,6 +3,7 @@ package buzz.scheduled.bootstrap.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import buzz.scheduled.adapters.http.ConnectionLimits;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.RetentionSettings;
 import buzz.scheduled.application.service.SchedulingSettings;
@@ -49,6 +50,18 @@ class SidecarConfigTest {
         assertThat(config.delivery().retention()).isEqualTo(Duration.ofDays(7));
         assertThat(config.relay().informationRefresh()).isEqualTo(Duration.ofMinutes(5));
         assertThat(config.access().nip29PageSize()).isEqualTo(100);
+        assertThat(config.http().connections()).isEqualTo(new ConnectionLimits(1024, 64, Duration.ofSeconds(10),
+                Duration.ofSeconds(30), Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void connectionLimits_set_areKept_andZeroSwitchesThePerAddressCapOff() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_HTTP_MAX_CONNECTIONS", "5000",
+                "BUZZ_HTTP_MAX_CONNECTIONS_PER_IP", "0", "BUZZ_HTTP_HEADER_TIMEOUT_SECONDS", "5",
+                "BUZZ_HTTP_BODY_TIMEOUT_SECONDS", "60"));
+
+        assertThat(config.http().connections()).isEqualTo(new ConnectionLimits(5000, 0, Duration.ofSeconds(5),
+                Duration.ofSeconds(60), ConnectionLimits.DEFAULT_IDLE_TIMEOUT));
     }
 
     @Test
@@ -165,7 +178,13 @@ class SidecarConfigTest {
             "BUZZ_NIP29_PAGE_SIZE|0|from 1 to 5000 (events)",
             "BUZZ_NIP29_PAGE_SIZE|5001|from 1 to 5000",
             "BUZZ_RELAY_INFO_REFRESH_SECONDS|0|from 1 to 86400",
-            "BUZZ_RELAY_INFO_REFRESH_SECONDS|5m|got '5m'"})
+            "BUZZ_RELAY_INFO_REFRESH_SECONDS|5m|got '5m'",
+            "BUZZ_HTTP_MAX_CONNECTIONS|0|from 1 to 1000000 (connections)",
+            "BUZZ_HTTP_MAX_CONNECTIONS|many|got 'many'",
+            "BUZZ_HTTP_MAX_CONNECTIONS_PER_IP|-1|from 0 to 1000000 (connections; 0: no cap)",
+            "BUZZ_HTTP_MAX_CONNECTIONS_PER_IP|2000|must not exceed BUZZ_HTTP_MAX_CONNECTIONS (1024)",
+            "BUZZ_HTTP_HEADER_TIMEOUT_SECONDS|0|from 1 to 3600 (seconds)",
+            "BUZZ_HTTP_BODY_TIMEOUT_SECONDS|0.5|got '0.5'"})
     void fromEnvironment_invalidValue_failsNamingTheVariable(String variable, String value, String expected) {
         assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of(variable, value)))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
