@@ -52,7 +52,7 @@ class ConnectionFloodProcessTest {
     private static final Duration BODY_TIMEOUT = Duration.ofSeconds(2);
     private static final Duration ATTACK = Duration.ofSeconds(20);
     private static final String UPLOAD = "POST /v1/scheduled-messages HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"event\":{";
+            + "Authorization: %s\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"event\":{";
     private static final int TICKS_PER_DRIP = 10;
     private static final Duration TICK = Duration.ofMillis(100);
     private static final byte[] REQUEST_LINE = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -116,8 +116,9 @@ class ConnectionFloodProcessTest {
             NostrEvent event = owner.message("flood", "scheduled during the flood", Duration.ofHours(1));
             OwnerClient.Reply created = owner.schedule(event);
             OwnerClient.Reply read = owner.get(created.json() == null ? "none" : created.json().path("id").asText());
-            String stalled = stalledUpload(port);
-            abortedUpload(port);
+            // Only a signed caller's body is read, so only a signed caller can stall or abort an upload.
+            String stalled = stalledUpload(port, owner.authorization("POST", "/v1/scheduled-messages"));
+            abortedUpload(port, owner.authorization("POST", "/v1/scheduled-messages"));
 
             flood.finished.get(ATTACK.plusSeconds(30).toSeconds(), TimeUnit.SECONDS);
             probes.cancel(false);
@@ -183,10 +184,10 @@ class ConnectionFloodProcessTest {
     }
 
     /** An upload that sends 10 of its 100000 bytes and waits: the answer ({@code 408} after the body timeout). */
-    private static String stalledUpload(int port) throws IOException {
+    private static String stalledUpload(int port, String authorization) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout((int) BODY_TIMEOUT.plusSeconds(5).toMillis());
-            socket.getOutputStream().write(UPLOAD.getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().write(UPLOAD.formatted(authorization).getBytes(StandardCharsets.US_ASCII));
             ByteArrayOutputStream answer = new ByteArrayOutputStream();
             socket.getInputStream().transferTo(answer);
             return answer.toString(StandardCharsets.UTF_8);
@@ -194,9 +195,9 @@ class ConnectionFloodProcessTest {
     }
 
     /** An upload that sends 10 of its 100000 bytes and closes the connection. */
-    private static void abortedUpload(int port) throws IOException {
+    private static void abortedUpload(int port, String authorization) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.getOutputStream().write(UPLOAD.getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().write(UPLOAD.formatted(authorization).getBytes(StandardCharsets.US_ASCII));
         }
     }
 

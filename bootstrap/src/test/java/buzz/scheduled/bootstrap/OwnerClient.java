@@ -95,6 +95,14 @@ final class OwnerClient {
         return new Reply(response.statusCode(), json, response.body());
     }
 
+    /**
+     * A fresh {@code Authorization} value for {@code method path} without a {@code payload} tag, for requests a test
+     * writes by hand (a body the header does not cover).
+     */
+    String authorization(String method, String path) {
+        return nip98(method, "http://127.0.0.1:" + port + path, new byte[0]);
+    }
+
     /** NIP-98: a kind-27235 event naming the URL, method and body hash, base64 in {@code Authorization: Nostr}. */
     private String nip98(String method, String url, byte[] body) {
         List<List<String>> tags = new ArrayList<>();

@@ -63,6 +63,15 @@ class ConnectionLimitsTest {
                 () -> new ReadinessCheck.Readiness.Ready());
     }
 
+    /**
+     * An {@code Authorization} header line signed by an owner, without a payload tag: a body is read only for a
+     * caller whose NIP-98 header checks out, so only such a caller can stall or abort an upload.
+     */
+    private static String signedBy(ApiFixture api) {
+        return "Authorization: " + api.nip98(ApiFixture.ALICE, "POST", ApiFixture.BASE + "/v1/scheduled-messages",
+                new byte[0], false) + "\r\n";
+    }
+
     @Test
     void perAddressCap_closesTheConnectionOverIt_whileAnotherAddressStillConnects() throws Exception {
         try (ApiFixture api = api(limits -> limits.withCaps(100, 3))) {
@@ -145,7 +154,8 @@ class ConnectionLimitsTest {
         try (ApiFixture api = api(limits -> limits.withTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(1)))) {
             Socket stalled = open(api, "127.0.0.8");
             long started = System.nanoTime();
-            send(stalled, "POST /v1/scheduled-messages HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+            send(stalled, "POST /v1/scheduled-messages HTTP/1.1\r\nHost: t\r\n" + signedBy(api)
+                    + "Content-Type: application/json\r\n"
                     + "Content-Length: 50000\r\n\r\n{\"event\":{");
             stalled.setSoTimeout(5_000);
 
@@ -163,7 +173,8 @@ class ConnectionLimitsTest {
     void drippedBody_isAnswered408_atTheDeadline() throws Exception {
         try (ApiFixture api = api(limits -> limits.withTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(1)))) {
             Socket slow = open(api, "127.0.0.9");
-            send(slow, "POST /v1/scheduled-messages HTTP/1.1\r\nHost: t\r\nContent-Length: 50000\r\n\r\n");
+            send(slow, "POST /v1/scheduled-messages HTTP/1.1\r\nHost: t\r\n" + signedBy(api)
+                    + "Content-Length: 50000\r\n\r\n");
             long started = System.nanoTime();
             drip.scheduleAtFixedRate(() -> {
                 try {
@@ -184,7 +195,8 @@ class ConnectionLimitsTest {
     void abortedUpload_isOneWarning_withoutErrorOrStackTrace() throws Exception {
         try (ApiFixture api = api(limits -> limits)) {
             Socket aborting = open(api, "127.0.0.10");
-            send(aborting, "POST /v1/scheduled-messages HTTP/1.1\r\nHost: t\r\nContent-Length: 50000\r\n\r\n"
+            send(aborting, "POST /v1/scheduled-messages HTTP/1.1\r\nHost: t\r\n" + signedBy(api)
+                    + "Content-Length: 50000\r\n\r\n"
                     + "{\"event\":{");
             Poll.until("the request to be read", WAIT, () -> open(api) == 1);
             aborting.close();
