@@ -308,15 +308,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             LOG.warn("could not read {} before stopping: {}", PostmasterPidFile.NAME, e.getMessage());
         }
-        try {
-            int status = run(binaries.command("pg_ctl", List.of("-D", pgdata.toString(), "stop", "-m", "fast", "-t",
-                    "5", "-w")), log, stopWait.plusSeconds(10));
-            if (status != 0) {
-                LOG.warn("pg_ctl stop exited with status {} (see {})", status, log);
-            }
-        } catch (IOException e) {
-            LOG.warn("stopping embedded PostgreSQL failed: {}", e.getMessage());
-        }
+        pgCtlStop(binaries, pgdata, log, stopWait);
         // pg_ctl returns once the pid file is gone (or gives up after 5 s); wait for the process itself to end
         // before releasing the data directory, so the next start never meets a server still shutting down.
         postmaster.filter(ProcessHandle::isAlive).ifPresent(process -> {
@@ -569,6 +561,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
                 "-w", "-t", Long.toString(Math.max(1, startupWait.toSeconds())), "start")), log,
                 startupWait.plusSeconds(10));
         if (status != 0) {
+            pgCtlStop(binaries, pgdata, log, Duration.ofSeconds(20)); // when it timed out waiting, not failed
             throw new IOException("embedded PostgreSQL did not start (pg_ctl exited with status " + status + "); see "
                     + log + " and " + pgdata.resolve("log"));
         }
@@ -580,6 +573,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
                 return;
             } catch (SQLException e) {
                 if ("28P01".equals(e.getSQLState()) || "28000".equals(e.getSQLState())) {
+                    pgCtlStop(binaries, pgdata, log, Duration.ofSeconds(20));
                     throw new IllegalStateException("the embedded PostgreSQL in " + pgdata + " refused the "
                             + EmbeddedPasswords.APPLICATION_ROLE + " role's password from " + EmbeddedPasswords.FILE
                             + "; remove " + pgdata.resolve(ROLES_MARKER) + " to have the passwords set again", e);
@@ -593,7 +587,21 @@ public final class EmbeddedDatabase implements AutoCloseable {
                 break;
             }
         } while (System.nanoTime() < deadline);
+        pgCtlStop(binaries, pgdata, log, Duration.ofSeconds(20));
         throw new IOException("embedded PostgreSQL started but does not accept connections; see " + log, last);
+    }
+
+    /** {@code pg_ctl stop} (fast shutdown, up to 5 s); a failure is logged, not thrown. */
+    private static void pgCtlStop(EmbeddedBinaries binaries, Path pgdata, Path log, Duration wait) {
+        try {
+            int status = run(binaries.command("pg_ctl", List.of("-D", pgdata.toString(), "stop", "-m", "fast", "-t",
+                    "5", "-w")), log, wait.plusSeconds(10));
+            if (status != 0) {
+                LOG.warn("pg_ctl stop exited with status {} (see {})", status, log);
+            }
+        } catch (IOException e) {
+            LOG.warn("stopping embedded PostgreSQL failed: {}", e.getMessage());
+        }
     }
 
     /** Runs a PostgreSQL program with its output appended to {@code log}; its exit status. */
