@@ -109,6 +109,24 @@ class EmbeddedDatabasePrivacyTest {
     }
 
     @Test
+    void start_passwordFileDeleted_setsNewPasswords_theOldOnesAreRefused_andDataIsKept() throws Exception {
+        String oldUrl;
+        try (EmbeddedDatabase db = EmbeddedDatabase.start(dataDir, STARTUP, STOP)) {
+            oldUrl = db.jdbcUrl();
+            execute(oldUrl, "CREATE TABLE kept (note text)", "INSERT INTO kept VALUES ('before')");
+        }
+        Files.delete(dataDir.resolve(EmbeddedPasswords.FILE));
+
+        try (EmbeddedDatabase db = EmbeddedDatabase.start(dataDir, STARTUP, STOP)) {
+            assertThat(db.jdbcUrl()).isNotEqualTo(oldUrl);
+            assertThat(query(db.jdbcUrl(), "SELECT note FROM kept")).isEqualTo("before");
+            assertThatThrownBy(() -> DriverManager.getConnection(oldUrl).close())
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("28P01"));
+        }
+        assertThat(mode(dataDir.resolve(EmbeddedPasswords.FILE))).isEqualTo("rw-------");
+    }
+
+    @Test
     void start_trustClusterOfTheEarlierVersion_isUpgradedBeforeItListens_andKeepsItsData() throws Exception {
         Path pgdata = dataDir.resolve(EmbeddedDatabase.PGDATA);
         int oldPort = freePort();
