@@ -52,7 +52,7 @@ class DatabaseOutageTest {
             Path log = work.resolve("serve.log");
             Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(),
                     "HTTP_PORT", Integer.toString(httpPort), "BUZZ_SCHEDULED_MESSAGES", "on",
-                    "DATABASE_URL", "postgres://postgres@127.0.0.1:" + databasePort + "/postgres"), log);
+                    "DATABASE_URL", cluster.jdbcUrl()), log);
             ServeProcesses.awaitHealthy(serve, httpPort, log);
             OwnerClient owner = new OwnerClient(httpPort);
             OwnerClient.Reply kept = owner.schedule(owner.message("f23", "admitted before the outage", Duration.ofHours(1)));
@@ -131,7 +131,7 @@ class DatabaseOutageTest {
             Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var-f23").toString(),
                     "HTTP_PORT", Integer.toString(httpPort), "BUZZ_SCHEDULED_MESSAGES", "on",
                     "RELAY_URL", relay.url().toString(), "BUZZ_MAX_PENDING_PER_OWNER", "1000",
-                    "DATABASE_URL", "postgres://postgres@127.0.0.1:" + databasePort + "/postgres"), log);
+                    "DATABASE_URL", cluster.jdbcUrl()), log);
             ServeProcesses.awaitHealthy(serve, httpPort, log);
             OwnerClient owner = new OwnerClient(httpPort);
             long due = java.time.Instant.now().plusSeconds(10).getEpochSecond();

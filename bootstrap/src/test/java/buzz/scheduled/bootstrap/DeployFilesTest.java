@@ -64,7 +64,8 @@ class DeployFilesTest {
         assertThat(service.get("StateDirectory")).isEqualTo("buzz-scheduled-delivery");
         assertThat(service.get("Environment")).isEqualTo("BUZZ_DATA_DIR=/var/lib/buzz-scheduled-delivery");
         assertThat(service.get("ExecStart")).endsWith("-jar /opt/buzz-scheduled-delivery/buzz-scheduled-delivery.jar serve")
-                .contains("-Dot.epg.working-dir=/var/lib/buzz-scheduled-delivery/");
+                .as("the embedded PostgreSQL's binaries go under BUZZ_DATA_DIR; the old cache option means nothing")
+                .doesNotContain("ot.epg");
         assertThat(service.get("RestartPreventExitStatus"))
                 .isEqualTo(Main.EXIT_USAGE + " " + Main.EXIT_SCHEMA_NEWER);
         assertThat(service.get("KillMode")).isEqualTo("mixed");

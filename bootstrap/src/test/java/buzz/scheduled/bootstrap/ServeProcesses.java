@@ -23,7 +23,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -150,11 +149,7 @@ final class ServeProcesses implements AutoCloseable, AfterEachCallback {
 
     /** The JDBC URL of the embedded PostgreSQL a {@code serve} runs under {@code dataDir}. */
     static String embeddedJdbcUrl(Path dataDir) throws IOException {
-        Properties state = new Properties();
-        try (var in = Files.newInputStream(dataDir.resolve(EmbeddedDatabase.STATE_FILE))) {
-            state.load(in);
-        }
-        return "jdbc:postgresql://localhost:" + state.getProperty("port") + "/postgres?user=postgres";
+        return EmbeddedDatabase.jdbcUrlOf(dataDir);
     }
 
     /** What {@code serve} wrote to {@code log} so far (empty when the file is not there yet). */

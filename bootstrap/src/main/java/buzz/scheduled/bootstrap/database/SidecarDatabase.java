@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The database the sidecar runs on: a connection pool to {@code DATABASE_URL}, or, when it is unset, to an
- * {@link EmbeddedDatabase} under {@code BUZZ_DATA_DIR} that this object starts and stops. With
+ * {@link EmbeddedDatabase} under {@code BUZZ_DATA_DIR} that this object starts and stops (the pool, {@code LISTEN}
+ * and migrations then connect as its application role, which is not a superuser, with the password from its 0600
+ * file). With
  * {@code BUZZ_DIRECT_DATABASE_URL} (the way round a transaction-mode pooler such as PgBouncer), migrations and
  * {@code LISTEN} use that URL and the pool's connections make no named server-side prepared statements (see
  * {@link DatabaseUrls}). Closing closes the pool first, then stops the embedded server.
