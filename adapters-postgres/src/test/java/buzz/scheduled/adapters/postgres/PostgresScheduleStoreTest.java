@@ -4,7 +4,10 @@ import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.ScheduleStoreContract;
 import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.Revision;
+import buzz.scheduled.domain.schedule.ScheduleId;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The owner's storage contract against PostgreSQL (a scratch database with this build's migrations). */
@@ -32,5 +35,18 @@ class PostgresScheduleStoreTest extends ScheduleStoreContract<PostgresScheduleSt
     @Override
     protected void letTimePass(Duration duration) {
         db.letTimePass(duration);
+    }
+
+    @Override
+    protected List<Revision> revisions(ScheduleId id) {
+        return db.queryColumn("SELECT revision::text FROM scheduled_message_revision WHERE message_id = ?"
+                + " ORDER BY revision", id.value()).stream().map(n -> new Revision(Integer.parseInt(n))).toList();
+    }
+
+    @Override
+    protected List<Revision> revisionsWithEvent(ScheduleId id) {
+        return db.queryColumn("SELECT revision::text FROM scheduled_message_revision WHERE message_id = ?"
+                + " AND event_json IS NOT NULL ORDER BY revision", id.value()).stream()
+                .map(n -> new Revision(Integer.parseInt(n))).toList();
     }
 }

@@ -15,6 +15,7 @@ import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateResult;
+import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageChanges.ReviseResult;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
@@ -26,6 +27,7 @@ import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Admission;
 import buzz.scheduled.domain.schedule.AdmissionRules.Timing;
 import buzz.scheduled.domain.schedule.AdmissionVerdict;
+import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.OwnerOutcome;
 import buzz.scheduled.domain.schedule.Refusal;
 import buzz.scheduled.domain.schedule.RefusalCode;
@@ -136,10 +138,8 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
                     RefusalCode.CHANNEL_NOT_FOUND, "channel " + message.channel() + " was deleted"));
             case CreateResult.TooManyPending t -> new ScheduleResult.Refused(new Refusal(
                     RefusalCode.TOO_MANY_PENDING, "owner already has " + t.limit() + " pending scheduled messages"));
-            case CreateResult.ChannelWindowFull w -> new ScheduleResult.Refused(new Refusal(
-                    RefusalCode.RESTRICTED_TOO_MANY, "channel " + message.channel() + " already has " + w.limit()
-                    + " messages due in the " + settings.limits().channelWindow().toMinutes()
-                    + "-minute window starting " + w.windowStart().getEpochSecond()));
+            case CreateResult.ChannelWindowFull w -> new ScheduleResult.Refused(
+                    windowFull(message.channel(), w.scope(), w.limit(), w.windowStart()));
         };
     }
 
@@ -245,10 +245,19 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             case ReviseResult.ChannelDeleted deleted -> Optional.of(new OwnerChangeResult.Refused(
                     new Refusal(RefusalCode.CHANNEL_NOT_FOUND, "channel " + next.channel() + " was deleted")));
             case ReviseResult.ChannelWindowFull full -> Optional.of(new OwnerChangeResult.Refused(
-                    new Refusal(RefusalCode.RESTRICTED_TOO_MANY, "channel " + next.channel() + " already has "
-                            + full.limit() + " messages due in the " + settings.limits().channelWindow().toMinutes()
-                            + "-minute window starting " + full.windowStart().getEpochSecond())));
+                    windowFull(next.channel(), full.scope(), full.limit(), full.windowStart())));
         };
+    }
+
+    /** The {@code restricted_too_many} refusal for a full channel window, saying whose count is full. */
+    private Refusal windowFull(Channel channel, WindowScope scope, int limit, Instant windowStart) {
+        String window = " due in the " + settings.limits().channelWindow().toMinutes() + "-minute window starting "
+                + windowStart.getEpochSecond();
+        return new Refusal(RefusalCode.RESTRICTED_TOO_MANY, scope == WindowScope.OWNER
+                ? "you already have " + limit + " messages in channel " + channel + window
+                + "; choose another time"
+                : "channel " + channel + " already has " + limit + " messages from all owners" + window
+                + "; choose another time");
     }
 
     private String stateConflictMessage(buzz.scheduled.domain.schedule.OwnerRefusal refusal,
