@@ -19,10 +19,11 @@ import java.time.Duration;
  * @param requestTimeout     how long one request may wait for the use cases (store, access policy) before it
  *                           answers {@code 503} with {@code Retry-After}
  * @param retryAfter         what {@code Retry-After} says on a {@code 503} (whole seconds, at least 1)
+ * @param ownerLimits        the list page's byte budget and the owner limits {@code /v1/info} advertises
  */
 public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duration horizon, int maxContentBytes,
                            int maxPendingPerOwner, int maxBodyBytes, int maxHeaderBytes, Duration requestTimeout,
-                           Duration retryAfter) {
+                           Duration retryAfter, OwnerApiLimits ownerLimits) {
 
     /** Room for the body envelope, tags and escapes beyond the content: 64 KiB. */
     public static final int ENVELOPE_BYTES = 64 * 1024;
@@ -70,6 +71,9 @@ public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duratio
         if (retryAfter == null || retryAfter.toSeconds() < 1) {
             throw new IllegalArgumentException("Retry-After must be at least 1 s, got " + retryAfter);
         }
+        if (ownerLimits == null) {
+            throw new IllegalArgumentException("owner API limits are missing");
+        }
     }
 
     /**
@@ -81,7 +85,7 @@ public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duratio
                                   int maxContentBytes, int maxPendingPerOwner) {
         return new HttpSettings(scheduledMessages, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner,
                 bodyCapFor(maxContentBytes), DEFAULT_MAX_HEADER_BYTES, DEFAULT_REQUEST_TIMEOUT,
-                DEFAULT_RETRY_AFTER);
+                DEFAULT_RETRY_AFTER, OwnerApiLimits.DEFAULTS);
     }
 
     /** The default body cap for a content limit: {@code 6 × content + 64 KiB}. */
@@ -92,12 +96,18 @@ public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duratio
     /** A copy with another feature flag. */
     public HttpSettings withScheduledMessages(boolean on) {
         return new HttpSettings(on, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner, maxBodyBytes,
-                maxHeaderBytes, requestTimeout, retryAfter);
+                maxHeaderBytes, requestTimeout, retryAfter, ownerLimits);
     }
 
     /** A copy with another use-case wait. */
     public HttpSettings withRequestTimeout(Duration timeout) {
         return new HttpSettings(scheduledMessages, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner,
-                maxBodyBytes, maxHeaderBytes, timeout, retryAfter);
+                maxBodyBytes, maxHeaderBytes, timeout, retryAfter, ownerLimits);
+    }
+
+    /** A copy with other owner limits (the list page budget and what {@code /v1/info} advertises). */
+    public HttpSettings withOwnerLimits(OwnerApiLimits limits) {
+        return new HttpSettings(scheduledMessages, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner,
+                maxBodyBytes, maxHeaderBytes, requestTimeout, retryAfter, limits);
     }
 }

@@ -51,6 +51,7 @@ import org.jooq.Field;
 import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.Record2;
+import org.jooq.Record3;
 import org.jooq.Record4;
 import org.jooq.Row2;
 import org.jooq.SQLDialect;
@@ -199,17 +200,28 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
             Cursor after = query.after().get();
             where = where.and(row(M.DUE_AT, M.ID).gt(after.dueAt(), after.id().value()));
         }
-        List<ScheduledMessage> rows = dsl.selectFrom(M)
+        // First the positions and sizes only (octet_length reads a stored value's length without its text), then
+        // the whole rows of those that fit the page's byte budget: an owner's page never loads more events than
+        // the budget plus one, however large each is.
+        List<Record3<Instant, UUID, Integer>> positions = dsl.select(M.DUE_AT, M.ID,
+                        DSL.coalesce(DSL.octetLength(M.EVENT_JSON), 0))
+                .from(M)
                 .where(where)
                 .orderBy(M.DUE_AT, M.ID)
                 .limit(query.limit() + 1)
+                .fetch();
+        int taken = Math.min(query.limit(), Page.fitting(positions.stream()
+                .map(p -> (long) p.value3() + ListQuery.ITEM_OVERHEAD_BYTES).toList(), query.maxBytes()));
+        List<UUID> ids = positions.subList(0, taken).stream().map(Record3::value2).toList();
+        List<ScheduledMessage> rows = ids.isEmpty() ? List.of() : dsl.selectFrom(M)
+                .where(where.and(M.ID.in(ids)))
+                .orderBy(M.DUE_AT, M.ID)
                 .fetch(PostgresScheduleStore::toMessage);
-        if (rows.size() <= query.limit()) {
+        if (taken == positions.size()) {
             return new Page(rows, Optional.empty());
         }
-        List<ScheduledMessage> page = rows.subList(0, query.limit());
-        ScheduledMessage last = page.get(page.size() - 1);
-        return new Page(page, Optional.of(new Cursor(last.dueAt(), last.id())));
+        Record3<Instant, UUID, Integer> last = positions.get(taken - 1);
+        return new Page(rows, Optional.of(new Cursor(last.value1(), new ScheduleId(last.value2()))));
     }
 
     @Override

@@ -19,6 +19,7 @@ import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageChanges.ReviseResult;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
+import buzz.scheduled.application.port.out.OwnerWriteLimiter;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.StoreClock;
@@ -34,6 +35,7 @@ import buzz.scheduled.domain.schedule.RefusalCode;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Function;
@@ -65,6 +67,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     private final DueWorkNotice dueWork;
     private final SchedulingSettings settings;
     private final RelayAdmission relay;
+    private final OwnerWriteLimiter writes;
 
     /**
      * The service without knowledge of the relay's limits ({@link RelayLimits#UNKNOWN}).
@@ -90,6 +93,23 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
                                 EventSignatures signatures, AccessPolicy access, ScheduleIdSource ids,
                                 StoreClock clock, DueWorkNotice dueWork, SchedulingSettings settings,
                                 RelayLimits relayLimits) {
+        this(queries, admission, changes, signatures, access, ids, clock, dueWork, settings, relayLimits,
+                OwnerWriteLimiter.UNLIMITED);
+    }
+
+    /**
+     * @param queries     the owner's reads (get, list, the read before each change)
+     * @param admission   stores an admitted message with its limits; tells deleted channels
+     * @param changes     compare-and-set writes of edits, cancels and send-nows
+     * @param clock       the store's clock, for every due-time decision
+     * @param dueWork     told the due time of every committed create, edit and send-now
+     * @param relayLimits the relay's NIP-11 limitation, read on every admission and send-now
+     * @param writes      the per-owner write rate, asked first by every create, edit, cancel and send-now
+     */
+    public OwnerMessagesService(OwnerMessageQueries queries, MessageAdmission admission, OwnerMessageChanges changes,
+                                EventSignatures signatures, AccessPolicy access, ScheduleIdSource ids,
+                                StoreClock clock, DueWorkNotice dueWork, SchedulingSettings settings,
+                                RelayLimits relayLimits, OwnerWriteLimiter writes) {
         if (queries == null || admission == null || changes == null) {
             throw new IllegalArgumentException("the owner service needs its three storage ports");
         }
@@ -106,10 +126,18 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         this.dueWork = dueWork;
         this.settings = settings;
         this.relay = new RelayAdmission(relayLimits, settings.relayWindow());
+        if (writes == null) {
+            throw new IllegalArgumentException("the owner service needs a write limiter (OwnerWriteLimiter.UNLIMITED)");
+        }
+        this.writes = writes;
     }
 
     @Override
     public ScheduleResult schedule(ScheduleMessageCommand command) {
+        Optional<Duration> wait = writes.tryWrite(command.owner());
+        if (wait.isPresent()) {
+            return new ScheduleResult.RateLimited(wait.get(), rateLimitedMessage(wait.get()));
+        }
         Instant now = clock.now();
         Admission admission;
         switch (admit(command.owner(), command.event(), Timing.FUTURE, now)) {
@@ -145,6 +173,10 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
 
     @Override
     public OwnerChangeResult revise(ReviseMessageCommand command) {
+        Optional<OwnerChangeResult> limited = rateLimited(command.owner());
+        if (limited.isPresent()) {
+            return limited.get();
+        }
         Instant now = clock.now();
         if (owned(command.owner(), command.id()).isEmpty()) {
             return new OwnerChangeResult.NotFound();
@@ -159,12 +191,20 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
 
     @Override
     public OwnerChangeResult cancel(CancelMessageCommand command) {
+        Optional<OwnerChangeResult> limited = rateLimited(command.owner());
+        if (limited.isPresent()) {
+            return limited.get();
+        }
         Instant now = clock.now();
         return change(command.owner(), command.id(), false, current -> current.cancel(now));
     }
 
     @Override
     public OwnerChangeResult sendNow(SendNowCommand command) {
+        Optional<OwnerChangeResult> limited = rateLimited(command.owner());
+        if (limited.isPresent()) {
+            return limited.get();
+        }
         Instant now = clock.now();
         if (command.event().isEmpty()) {
             return change(command.owner(), command.id(), false,
@@ -189,6 +229,17 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     @Override
     public Page list(ListQuery query) {
         return queries.list(query);
+    }
+
+    /** Takes one of {@code owner}'s writes; the refusal when none is left. */
+    private Optional<OwnerChangeResult> rateLimited(PublicKey owner) {
+        return writes.tryWrite(owner).map(wait -> new OwnerChangeResult.RateLimited(wait, rateLimitedMessage(wait)));
+    }
+
+    private static String rateLimitedMessage(Duration wait) {
+        long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        return "too many writes from this owner; the next create, edit, cancel or send-now is allowed in " + seconds
+                + " s (retry after " + seconds + " s)";
     }
 
     private Optional<ScheduledMessage> owned(PublicKey owner, ScheduleId id) {

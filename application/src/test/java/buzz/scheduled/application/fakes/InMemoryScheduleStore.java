@@ -9,12 +9,14 @@ import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -99,12 +101,20 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
                 .sorted(BY_DUE)
                 .limit(query.limit() + 1L)
                 .toList();
-        if (matching.size() <= query.limit()) {
+        int taken = Math.min(query.limit(), Page.fitting(matching.stream().map(InMemoryScheduleStore::estimatedSize)
+                .toList(), query.maxBytes()));
+        if (taken == matching.size()) {
             return new Page(matching, Optional.empty());
         }
-        List<ScheduledMessage> page = matching.subList(0, query.limit());
+        List<ScheduledMessage> page = matching.subList(0, taken);
         ScheduledMessage last = page.get(page.size() - 1);
         return new Page(page, Optional.of(new Cursor(last.dueAt(), last.id())));
+    }
+
+    /** A list item's estimated size: its event's wire JSON in UTF-8 bytes plus the item overhead (as PostgreSQL). */
+    private static long estimatedSize(ScheduledMessage m) {
+        return m.event().map(e -> NostrEventJson.write(e).getBytes(StandardCharsets.UTF_8).length).orElse(0)
+                + ListQuery.ITEM_OVERHEAD_BYTES;
     }
 
     private static boolean after(ScheduledMessage m, Cursor cursor) {
