@@ -354,6 +354,30 @@ public abstract class ScheduleStoreContract<S extends OwnerMessageQueries & Mess
         assertThat(store.find(stored.id()).orElseThrow().state()).isInstanceOf(ScheduleState.Sending.class);
     }
 
+    @Test
+    void list_byteBudget_takesItemsWhileTheyFit_firstOneAlways_andContinuesAfterTheLastTaken() {
+        List<ScheduledMessage> made = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            made.add(createdMessage(message(new ScheduleId(UUID.randomUUID()),
+                    TestEvents.at(inSeconds(3600 + i)).content("z".repeat(3000)).build())));
+        }
+        // Each item is estimated at its event's JSON (a little over 3 000 bytes) + 512: three fit in 12 000.
+        ListQuery query = new ListQuery(ALICE, Set.of("scheduled"), Optional.empty(), 50, Optional.empty(), 12_000);
+
+        Page first = store.list(query);
+        ScheduledMessage lastTaken = first.items().get(first.items().size() - 1);
+        Page rest = store.list(new ListQuery(ALICE, Set.of("scheduled"), Optional.empty(), 50,
+                Optional.of(new Cursor(lastTaken.dueAt(), lastTaken.id())), 12_000));
+        Page tiny = store.list(new ListQuery(ALICE, Set.of("scheduled"), Optional.empty(), 50, Optional.empty(), 1));
+
+        assertThat(first.items()).containsExactlyElementsOf(made.subList(0, 3));
+        assertThat(first.next()).contains(new Cursor(lastTaken.dueAt(), lastTaken.id()));
+        assertThat(rest.items()).containsExactlyElementsOf(made.subList(3, 5));
+        assertThat(rest.next()).isEmpty();
+        assertThat(tiny.items()).containsExactly(made.get(0));
+        assertThat(tiny.next()).isPresent();
+    }
+
     // ------------------------------------------------------------------------------------------------------
     // re-admitted revisions
 
