@@ -10,6 +10,7 @@ import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
+import buzz.scheduled.application.port.out.OwnerWriteLimiter;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ReplayStore;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
@@ -39,9 +40,10 @@ public final class ApplicationModule extends AbstractModule {
     OwnerMessagesService ownerMessages(OwnerMessageQueries queries, MessageAdmission admission,
                                        OwnerMessageChanges changes, EventSignatures signatures, AccessPolicy access,
                                        ScheduleIdSource ids, StoreClock clock, DueWorkNotice dueWork,
-                                       SchedulingSettings settings, RelayLimits relayLimits) {
+                                       SchedulingSettings settings, RelayLimits relayLimits,
+                                       OwnerWriteLimiter writes) {
         return new OwnerMessagesService(queries, admission, changes, signatures, access, ids, clock, dueWork, settings,
-                relayLimits);
+                relayLimits, writes);
     }
 
     @Provides

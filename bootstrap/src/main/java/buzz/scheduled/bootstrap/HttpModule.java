@@ -2,6 +2,7 @@ package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.http.HttpApi;
 import buzz.scheduled.adapters.http.HttpSettings;
+import buzz.scheduled.adapters.http.OwnerApiLimits;
 import buzz.scheduled.adapters.http.OperatorAccess;
 import buzz.scheduled.adapters.http.OperatorUseCases;
 import buzz.scheduled.adapters.http.OwnerUseCases;
@@ -35,9 +36,13 @@ public final class HttpModule extends AbstractModule {
     @Provides
     @Singleton
     HttpSettings httpSettings(SidecarConfig config) {
+        SidecarConfig.OwnerLimits owner = config.ownerLimits();
         return HttpSettings.of(config.scheduledMessages(), config.http().publicBaseUrl(), config.limits().horizon(),
                 AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, config.limits().maxPendingPerOwner())
-                .withConnections(config.http().connections());
+                .withConnections(config.http().connections())
+                .withOwnerLimits(new OwnerApiLimits(owner.maxEventBytes(), owner.maxEventTags(),
+                        owner.writesPerMinute(), owner.writeBurst(), owner.channelWindowPerOwner(),
+                        owner.channelWindowTotal(), SidecarConfig.CHANNEL_WINDOW, owner.listPageMaxBytes()));
     }
 
     /**

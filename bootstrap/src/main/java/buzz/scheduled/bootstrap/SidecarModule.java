@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.application.port.out.OwnerWriteLimiter;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DeliverySettings;
@@ -52,6 +53,14 @@ public final class SidecarModule extends AbstractModule {
     @Singleton
     SchedulingSettings schedulingSettings() {
         return config.schedulingSettings();
+    }
+
+    /** The per-owner write rate: token buckets in this node's memory (docs/scheduled-messages.md §4). */
+    @Provides
+    @Singleton
+    OwnerWriteLimiter ownerWrites() {
+        return new OwnerWriteBuckets(config.ownerLimits().writesPerMinute(), config.ownerLimits().writeBurst(),
+                OwnerWriteBuckets.DEFAULT_MAX_OWNERS);
     }
 
     @Provides

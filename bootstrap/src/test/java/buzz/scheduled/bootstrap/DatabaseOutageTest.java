@@ -131,6 +131,7 @@ class DatabaseOutageTest {
             Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var-f23").toString(),
                     "HTTP_PORT", Integer.toString(httpPort), "BUZZ_SCHEDULED_MESSAGES", "on",
                     "RELAY_URL", relay.url().toString(), "BUZZ_MAX_PENDING_PER_OWNER", "1000",
+                    "BUZZ_OWNER_WRITE_BURST", "1000", // one owner schedules all 200 at once
                     "DATABASE_URL", cluster.jdbcUrl()), log);
             ServeProcesses.awaitHealthy(serve, httpPort, log);
             OwnerClient owner = new OwnerClient(httpPort);

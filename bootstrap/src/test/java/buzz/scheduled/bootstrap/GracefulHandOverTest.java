@@ -112,7 +112,9 @@ class GracefulHandOverTest {
     private Map<String, String> environment(String name, int httpPort) {
         return new HashMap<>(Map.of("DATABASE_URL", DATABASE.jdbcUrl(),
                 "BUZZ_DATA_DIR", work.resolve(name).toString(), "HTTP_PORT", Integer.toString(httpPort),
-                "BUZZ_SCHEDULED_MESSAGES", "on", "BUZZ_SHUTDOWN_GRACE_SECONDS", "5"));
+                "BUZZ_SCHEDULED_MESSAGES", "on", "BUZZ_SHUTDOWN_GRACE_SECONDS", "5",
+                // One owner schedules all 50 at once: a burst above the default per-owner write rate.
+                "BUZZ_OWNER_WRITE_BURST", "1000"));
     }
 
     private static long count(String sql) throws Exception {

@@ -51,6 +51,7 @@ class KilledSidecarRecoveryTest {
                 "BUZZ_REAP_GRACE_SECONDS", Long.toString(REAP_GRACE.toSeconds()),
                 "BUZZ_MAX_IN_FLIGHT", "64"));
         env.put("BUZZ_CLAIM_BATCH_SIZE", "64");
+        env.put("BUZZ_OWNER_WRITE_BURST", "1000"); // one owner schedules all 50 at once, above the default burst
         List<NostrEvent> events;
         Process first;
         try (FakeRelay silent = FakeRelay.start()) {

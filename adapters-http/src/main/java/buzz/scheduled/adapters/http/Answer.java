@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.http;
 import buzz.scheduled.domain.schedule.OwnerRefusal;
 import buzz.scheduled.domain.schedule.Refusal;
 import buzz.scheduled.domain.schedule.RefusalCode;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -97,6 +98,15 @@ sealed interface Answer {
         /** {@code 503} with {@code Retry-After} in whole seconds. */
         static Problem unavailable(String message, long retryAfterSeconds) {
             return new Problem(503, "unavailable", message, Map.of("Retry-After", Long.toString(retryAfterSeconds)));
+        }
+
+        /**
+         * {@code 429 rate_limited}: the owner's write rate is used up; {@code Retry-After} is {@code wait} rounded up
+         * to whole seconds (at least 1).
+         */
+        static Problem rateLimited(String message, Duration wait) {
+            long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+            return new Problem(429, "rate_limited", message, Map.of("Retry-After", Long.toString(seconds)));
         }
 
         /** An admission refusal (the admission order of docs/openapi.yaml) with its status. */

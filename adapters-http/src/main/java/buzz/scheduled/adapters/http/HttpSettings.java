@@ -20,10 +20,11 @@ import java.time.Duration;
  *                           answers {@code 503} with {@code Retry-After}
  * @param retryAfter         what {@code Retry-After} says on a {@code 503} (whole seconds, at least 1)
  * @param connections        connection caps and the header, body and idle timeouts
+ * @param ownerLimits        the list page's byte budget and the owner limits {@code /v1/info} advertises
  */
 public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duration horizon, int maxContentBytes,
                            int maxPendingPerOwner, int maxBodyBytes, int maxHeaderBytes, Duration requestTimeout,
-                           Duration retryAfter, ConnectionLimits connections) {
+                           Duration retryAfter, ConnectionLimits connections, OwnerApiLimits ownerLimits) {
 
     /** Room for the body envelope, tags and escapes beyond the content: 64 KiB. */
     public static final int ENVELOPE_BYTES = 64 * 1024;
@@ -74,6 +75,9 @@ public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duratio
         if (connections == null) {
             throw new IllegalArgumentException("connection limits are missing (use ConnectionLimits.DEFAULTS)");
         }
+        if (ownerLimits == null) {
+            throw new IllegalArgumentException("owner API limits are missing");
+        }
     }
 
     /**
@@ -85,7 +89,7 @@ public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duratio
                                   int maxContentBytes, int maxPendingPerOwner) {
         return new HttpSettings(scheduledMessages, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner,
                 bodyCapFor(maxContentBytes), DEFAULT_MAX_HEADER_BYTES, DEFAULT_REQUEST_TIMEOUT,
-                DEFAULT_RETRY_AFTER, ConnectionLimits.DEFAULTS);
+                DEFAULT_RETRY_AFTER, ConnectionLimits.DEFAULTS, OwnerApiLimits.DEFAULTS);
     }
 
     /** The default body cap for a content limit: {@code 6 × content + 64 KiB}. */
@@ -96,18 +100,24 @@ public record HttpSettings(boolean scheduledMessages, URI publicBaseUrl, Duratio
     /** A copy with another feature flag. */
     public HttpSettings withScheduledMessages(boolean on) {
         return new HttpSettings(on, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner, maxBodyBytes,
-                maxHeaderBytes, requestTimeout, retryAfter, connections);
+                maxHeaderBytes, requestTimeout, retryAfter, connections, ownerLimits);
     }
 
     /** A copy with another use-case wait. */
     public HttpSettings withRequestTimeout(Duration timeout) {
         return new HttpSettings(scheduledMessages, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner,
-                maxBodyBytes, maxHeaderBytes, timeout, retryAfter, connections);
+                maxBodyBytes, maxHeaderBytes, timeout, retryAfter, connections, ownerLimits);
     }
 
     /** A copy with other connection limits. */
     public HttpSettings withConnections(ConnectionLimits limits) {
         return new HttpSettings(scheduledMessages, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner,
-                maxBodyBytes, maxHeaderBytes, requestTimeout, retryAfter, limits);
+                maxBodyBytes, maxHeaderBytes, requestTimeout, retryAfter, limits, ownerLimits);
+    }
+
+    /** A copy with other owner limits (the list page budget and what {@code /v1/info} advertises). */
+    public HttpSettings withOwnerLimits(OwnerApiLimits limits) {
+        return new HttpSettings(scheduledMessages, publicBaseUrl, horizon, maxContentBytes, maxPendingPerOwner,
+                maxBodyBytes, maxHeaderBytes, requestTimeout, retryAfter, connections, limits);
     }
 }

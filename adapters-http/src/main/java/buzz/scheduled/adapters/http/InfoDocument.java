@@ -38,6 +38,14 @@ final class InfoDocument {
             limitation.put("max_content_bytes", relayContentLimit.isPresent()
                     ? Math.min(settings.maxContentBytes(), relayContentLimit.getAsInt()) : settings.maxContentBytes());
             limitation.put("max_pending_per_owner", settings.maxPendingPerOwner());
+            OwnerApiLimits owner = settings.ownerLimits();
+            limitation.put("max_event_bytes", owner.maxEventBytes());
+            limitation.put("max_event_tags", owner.maxEventTags());
+            limitation.put("owner_writes_per_minute", owner.writesPerMinute());
+            limitation.put("owner_write_burst", owner.writeBurst());
+            limitation.put("channel_window_seconds", owner.channelWindow().toSeconds());
+            limitation.put("max_per_owner_channel_window", owner.channelWindowPerOwner());
+            limitation.put("max_per_channel_window", owner.channelWindowTotal());
             limitation.put("auth_required", true);
             info.put("limitation", limitation);
         } else {

@@ -3,6 +3,8 @@ package buzz.scheduled.adapters.http;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,6 +15,8 @@ import java.util.Map;
  * and {@code published_at} are null when not applicable; {@code event} is absent once the payload is purged.
  */
 final class ItemJson {
+    private static final ObjectMapper WRITER = new ObjectMapper();
+
     private ItemJson() {
     }
 
@@ -32,6 +36,19 @@ final class ItemJson {
         item.put("published_at", message.publishedAt().map(ItemJson::seconds).orElse(null));
         message.event().ifPresent(event -> item.put("event", NostrEventJson.toJson(event)));
         return item;
+    }
+
+    /**
+     * The UTF-8 length in bytes of {@code item} (from {@link #of}) written as JSON the way answers are written.
+     *
+     * @throws IllegalStateException if Jackson cannot write it (it always can: maps, strings and numbers)
+     */
+    static long bytes(Map<String, Object> item) {
+        try {
+            return WRITER.writeValueAsBytes(item).length;
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("an item could not be written as JSON", e);
+        }
     }
 
     /** {@code ETag} value for the current revision: {@code "<revision>"}. */

@@ -38,6 +38,9 @@ final class OwnerRoutes {
     /** Every state's wire name, in lifecycle order (the domain's list). */
     static final List<String> STATES = StateName.wireNames(StateName.all());
 
+    /** The page's JSON around its items: {@code {"items":[],"next_cursor":"…"}} with the longest cursor. */
+    static final int PAGE_ENVELOPE_BYTES = 160;
+
     private static final Set<String> LIST_PARAMETERS = Set.of("state", "channel", "limit", "cursor");
     private static final Pattern IF_MATCH = Pattern.compile("\"([1-9][0-9]{0,9})\"");
 
@@ -86,6 +89,8 @@ final class OwnerRoutes {
             case ScheduleResult.Refused refused -> Answer.Problem.refusal(refused.refusal());
             case ScheduleResult.IdempotencyConflict conflict ->
                     new Answer.Problem(422, "idempotency_conflict", conflict.message());
+            case ScheduleResult.RateLimited limited -> Answer.Problem.rateLimited(limited.message(),
+                    limited.retryAfter());
             case ScheduleResult.Unavailable unavailable -> unavailable(unavailable.message());
         };
     }
@@ -143,18 +148,30 @@ final class OwnerRoutes {
                         + "from the previous page unchanged");
             }
         }
-        Page page = useCases.list().list(new ListQuery(request.owner(), states, channel, limit, after));
+        int budget = settings.ownerLimits().listPageMaxBytes();
+        Page page = useCases.list().list(new ListQuery(request.owner(), states, channel, limit, after, budget));
+        // The store took what its size estimate fits; this measures each item's JSON exactly and stops before the
+        // one that would pass the budget (the first item always goes), continuing after the last item kept.
         List<Object> items = new ArrayList<>(page.items().size());
+        long bytes = PAGE_ENVELOPE_BYTES;
+        Optional<Cursor> next = page.next();
         for (ScheduledMessage message : page.items()) {
             if (!message.owner().equals(request.owner())) {
                 throw new IllegalStateException("list for " + request.owner() + " returned message " + message.id()
                         + " of another owner");
             }
-            items.add(ItemJson.of(message));
+            Map<String, Object> item = ItemJson.of(message);
+            bytes += ItemJson.bytes(item) + 1;
+            if (!items.isEmpty() && bytes > budget) {
+                ScheduledMessage last = page.items().get(items.size() - 1);
+                next = Optional.of(new Cursor(last.dueAt(), last.id()));
+                break;
+            }
+            items.add(item);
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("items", items);
-        body.put("next_cursor", page.next().map(ListCursor::encode).orElse(null));
+        body.put("next_cursor", next.map(ListCursor::encode).orElse(null));
         return new Answer.Json(200, body);
     }
 
@@ -253,6 +270,8 @@ final class OwnerRoutes {
             case OwnerChangeResult.StateConflict conflict ->
                     Answer.Problem.stateConflict(conflict.refusal(), conflict.message());
             case OwnerChangeResult.Refused refused -> Answer.Problem.refusal(refused.refusal());
+            case OwnerChangeResult.RateLimited limited -> Answer.Problem.rateLimited(limited.message(),
+                    limited.retryAfter());
             case OwnerChangeResult.Unavailable unavailable -> unavailable(unavailable.message());
         };
     }

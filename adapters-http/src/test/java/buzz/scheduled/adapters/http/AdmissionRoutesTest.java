@@ -369,8 +369,25 @@ class AdmissionRoutesTest {
     }
 
     @Test
-    void create_channelWindowFull_answers429RestrictedTooMany() {
+    void create_ownerFullInTheChannelWindow_answers429RestrictedTooMany_butAnotherOwnerIsAdmitted() {
         for (int i = 0; i < ApiFixture.MAX_PER_WINDOW; i++) {
+            api.create(api.message(ALICE, Duration.ofHours(1).plusSeconds(i)));
+        }
+
+        ApiFixture.Reply reply = post(api.message(ALICE, Duration.ofHours(1).plusSeconds(10)));
+        ApiFixture.Reply bobs = api.call("POST", "/v1/scheduled-messages").as(BOB)
+                .body(envelope(api.message(BOB, Duration.ofHours(1).plusSeconds(10)))).send();
+
+        assertThat(reply.status()).as(reply.text()).isEqualTo(429);
+        assertThat(reply.error()).isEqualTo("restricted_too_many");
+        assertThat(reply.json().get("message").asText()).contains("you already have " + ApiFixture.MAX_PER_WINDOW);
+        assertThat(bobs.status()).as(bobs.text()).isEqualTo(201);
+        assertThat(api.store.count(ALICE)).isEqualTo(ApiFixture.MAX_PER_WINDOW);
+    }
+
+    @Test
+    void create_channelWindowFullAcrossOwners_answers429RestrictedTooManyToEveryone() {
+        for (int i = 0; i < ApiFixture.MAX_WINDOW_TOTAL; i++) {
             api.create(api.message(i == 0 ? ALICE : BOB, Duration.ofHours(1).plusSeconds(i)));
         }
 
@@ -378,7 +395,8 @@ class AdmissionRoutesTest {
 
         assertThat(reply.status()).as(reply.text()).isEqualTo(429);
         assertThat(reply.error()).isEqualTo("restricted_too_many");
-        assertThat(api.store.size()).isEqualTo(ApiFixture.MAX_PER_WINDOW);
+        assertThat(reply.json().get("message").asText()).contains("from all owners");
+        assertThat(api.store.size()).isEqualTo(ApiFixture.MAX_WINDOW_TOTAL);
     }
 
     @Test

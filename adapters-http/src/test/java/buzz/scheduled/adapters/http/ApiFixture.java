@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.FakeEventSignatures;
+import buzz.scheduled.application.fakes.FakeOwnerWriteLimiter;
 import buzz.scheduled.application.fakes.InMemoryChannelAdministration;
 import buzz.scheduled.application.fakes.InMemoryDeliveryStore;
 import buzz.scheduled.application.fakes.InMemoryScheduleStore;
@@ -13,6 +14,7 @@ import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
+import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.OwnerMessagesService;
@@ -66,6 +68,11 @@ final class ApiFixture implements AutoCloseable {
     static final int MAX_CONTENT_BYTES = 2048;
     static final int MAX_PENDING = 5;
     static final int MAX_PER_WINDOW = 3;
+    /** Every owner's messages due in one channel window together (the backstop). */
+    static final int MAX_WINDOW_TOTAL = 4;
+    /** The whole-event limit (tags count): small enough to reach under the body cap. */
+    static final int MAX_EVENT_BYTES = 6000;
+    static final int MAX_EVENT_TAGS = 20;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -76,6 +83,8 @@ final class ApiFixture implements AutoCloseable {
     final FakeEventSignatures signatures = new FakeEventSignatures();
     final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
     final InMemoryChannelAdministration administration = new InMemoryChannelAdministration(store);
+    /** Unlimited unless a test gives an owner a number of writes. */
+    final FakeOwnerWriteLimiter writes = new FakeOwnerWriteLimiter();
     final HttpSettings settings;
     final HttpApi api;
     final io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
@@ -101,10 +110,12 @@ final class ApiFixture implements AutoCloseable {
     ApiFixture(UnaryOperator<HttpSettings> tune, ReadinessCheck readiness, ReservationsUseCase reservations,
                UnaryOperator<HttpApi> configure) {
         SchedulingSettings scheduling = new SchedulingSettings(
-                new AdmissionRules(AdmissionRules.DEFAULT_KINDS, MAX_CONTENT_BYTES, Duration.ofDays(120)),
-                new CreateLimits(MAX_PENDING, MAX_PER_WINDOW, Duration.ofMinutes(5)), Duration.ofSeconds(900));
+                new AdmissionRules(AdmissionRules.DEFAULT_KINDS, MAX_CONTENT_BYTES, Duration.ofDays(120),
+                        MAX_EVENT_BYTES, MAX_EVENT_TAGS),
+                new CreateLimits(MAX_PENDING, MAX_PER_WINDOW, MAX_WINDOW_TOTAL, Duration.ofMinutes(5), 1),
+                Duration.ofSeconds(900));
         OwnerMessagesService service = new OwnerMessagesService(faults, faults, faults, signatures, access,
-                new SequentialScheduleIds(), clock, DueWorkNotice.NONE, scheduling);
+                new SequentialScheduleIds(), clock, DueWorkNotice.NONE, scheduling, RelayLimits.UNKNOWN, writes);
         settings = tune.apply(HttpSettings.of(true, BASE, Duration.ofDays(120), MAX_CONTENT_BYTES, MAX_PENDING));
         api = configure.apply(new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
                 OperatorUseCases.of(reservations == null ? new ReservationsService(administration) : reservations,

@@ -15,7 +15,7 @@ import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 
 /**
- * The NIP-98 replay guard in PostgreSQL (table {@code nip98_replay}, migration V10), shared by every node on the
+ * The NIP-98 replay guard in PostgreSQL (table {@code nip98_replay}, migration V7), shared by every node on the
  * database and kept across restarts. One statement per accepted header: an insert of the 64-byte signature that,
  * on a conflict, takes the row over only when its {@code keep_until} has passed on the database clock; it returns
  * a row exactly when this is a first use, so of concurrent callers (on any node) one wins. It commits

@@ -21,6 +21,7 @@ import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
 import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.domain.nostr.EventId;
@@ -51,6 +52,7 @@ import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Record3;
+import org.jooq.Record4;
 import org.jooq.Row2;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
@@ -119,8 +121,9 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
                     .fetch();
             Instant windowStart = limits.windowStart(message.dueAt());
             Instant windowEnd = windowStart.plus(limits.channelWindow());
-            // The three limit reads in one round trip: tombstone, the owner's pending count, the channel window.
-            Record3<Boolean, Integer, Integer> facts = limitFacts(tx, owner, channel, windowStart, windowEnd)
+            // The limit reads in one round trip: tombstone, the owner's pending count, the owner's and the
+            // whole channel's counts in the due window.
+            Record4<Boolean, Integer, Integer, Integer> facts = limitFacts(tx, owner, channel, windowStart, windowEnd)
                     .fetchSingle();
             if (facts.value1()) {
                 return new CreateResult.ChannelDeleted();
@@ -128,8 +131,9 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
             if (facts.value2() >= limits.maxPendingPerOwner()) {
                 return new CreateResult.TooManyPending(limits.maxPendingPerOwner());
             }
-            if (facts.value3() >= limits.maxPerChannelWindow()) {
-                return new CreateResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
+            Optional<WindowScope> full = limits.fullWindow(facts.value3(), facts.value4());
+            if (full.isPresent()) {
+                return new CreateResult.ChannelWindowFull(limits.limit(full.get()), windowStart, full.get());
             }
             // The message, its first revision and its idempotency key: three prepared statements with bind
             // values. (A JDBC batch of the three would save two round trips, but jOOQ sends a batch of different
@@ -148,16 +152,33 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
     }
 
     /**
-     * A create's three limit reads as one statement (package-private so a test can EXPLAIN it): whether the
-     * channel has a tombstone, the owner's pending count, and the channel's pending count in the due window.
+     * A create's limit reads as one statement (package-private so a test can EXPLAIN it): whether the channel has a
+     * tombstone, the owner's pending count, the owner's pending count in the channel's due window (index
+     * {@code scheduled_message_channel_owner_pending_idx}), and the whole channel's.
      */
-    static Select<Record3<Boolean, Integer, Integer>> limitFacts(DSLContext dsl, String owner, String channel,
-                                                                 Instant windowStart, Instant windowEnd) {
+    static Select<Record4<Boolean, Integer, Integer, Integer>> limitFacts(DSLContext dsl, String owner,
+                                                                          String channel, Instant windowStart,
+                                                                          Instant windowEnd) {
         return dsl.select(
                 DSL.field(DSL.exists(selectOne().from(CHANNEL_TOMBSTONE).where(CHANNEL_TOMBSTONE.CHANNEL.eq(channel)))),
                 DSL.field(select(DSL.count()).from(M).where(M.OWNER.eq(owner)).and(StateLiterals.pending(M))),
-                DSL.field(select(DSL.count()).from(M).where(M.CHANNEL.eq(channel)).and(StateLiterals.pending(M))
-                        .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd))));
+                DSL.field(windowCount(dsl, channel, Optional.of(owner), windowStart, windowEnd, Optional.empty())),
+                DSL.field(windowCount(dsl, channel, Optional.empty(), windowStart, windowEnd, Optional.empty())));
+    }
+
+    /** Pending messages due in {@code channel}'s window, of {@code owner} if given, not counting {@code except}. */
+    private static Select<Record1<Integer>> windowCount(DSLContext dsl, String channel, Optional<String> owner,
+                                                        Instant windowStart, Instant windowEnd,
+                                                        Optional<UUID> except) {
+        Condition where = M.CHANNEL.eq(channel).and(StateLiterals.pending(M))
+                .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd));
+        if (owner.isPresent()) {
+            where = where.and(M.OWNER.eq(owner.get()));
+        }
+        if (except.isPresent()) {
+            where = where.and(M.ID.ne(except.get()));
+        }
+        return dsl.select(DSL.count()).from(M).where(where);
     }
 
     @Override
@@ -179,17 +200,28 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
             Cursor after = query.after().get();
             where = where.and(row(M.DUE_AT, M.ID).gt(after.dueAt(), after.id().value()));
         }
-        List<ScheduledMessage> rows = dsl.selectFrom(M)
+        // First the positions and sizes only (octet_length reads a stored value's length without its text), then
+        // the whole rows of those that fit the page's byte budget: an owner's page never loads more events than
+        // the budget plus one, however large each is.
+        List<Record3<Instant, UUID, Integer>> positions = dsl.select(M.DUE_AT, M.ID,
+                        DSL.coalesce(DSL.octetLength(M.EVENT_JSON), 0))
+                .from(M)
                 .where(where)
                 .orderBy(M.DUE_AT, M.ID)
                 .limit(query.limit() + 1)
+                .fetch();
+        int taken = Math.min(query.limit(), Page.fitting(positions.stream()
+                .map(p -> (long) p.value3() + ListQuery.ITEM_OVERHEAD_BYTES).toList(), query.maxBytes()));
+        List<UUID> ids = positions.subList(0, taken).stream().map(Record3::value2).toList();
+        List<ScheduledMessage> rows = ids.isEmpty() ? List.of() : dsl.selectFrom(M)
+                .where(where.and(M.ID.in(ids)))
+                .orderBy(M.DUE_AT, M.ID)
                 .fetch(PostgresScheduleStore::toMessage);
-        if (rows.size() <= query.limit()) {
+        if (taken == positions.size()) {
             return new Page(rows, Optional.empty());
         }
-        List<ScheduledMessage> page = rows.subList(0, query.limit());
-        ScheduledMessage last = page.get(page.size() - 1);
-        return new Page(page, Optional.of(new Cursor(last.dueAt(), last.id())));
+        Record3<Instant, UUID, Integer> last = positions.get(taken - 1);
+        return new Page(rows, Optional.of(new Cursor(last.value1(), new ScheduleId(last.value2()))));
     }
 
     @Override
@@ -242,16 +274,28 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
             }
             Instant windowStart = limits.windowStart(next.dueAt());
             Instant windowEnd = windowStart.plus(limits.channelWindow());
-            int inWindow = tx.fetchCount(M, M.CHANNEL.eq(channel).and(StateLiterals.pending(M))
-                    .and(M.DUE_AT.ge(windowStart)).and(M.DUE_AT.lt(windowEnd)).and(M.ID.ne(next.id().value())));
-            if (inWindow >= limits.maxPerChannelWindow()) {
-                return new ReviseResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
+            Optional<UUID> self = Optional.of(next.id().value());
+            Record2<Integer, Integer> counts = tx.select(
+                    DSL.field(windowCount(tx, channel, Optional.of(next.owner().hex()), windowStart, windowEnd, self)),
+                    DSL.field(windowCount(tx, channel, Optional.empty(), windowStart, windowEnd, self)))
+                    .fetchSingle();
+            Optional<WindowScope> full = limits.fullWindow(counts.value1(), counts.value2());
+            if (full.isPresent()) {
+                return new ReviseResult.ChannelWindowFull(limits.limit(full.get()), windowStart, full.get());
             }
             if (!compareAndSet(tx, expected, next)) {
                 return new ReviseResult.Lost();
             }
             if (!next.revision().equals(expected.revision())) {
                 insertRevision(tx, next);
+                // Only the latest revisionsKept revisions keep their event (the primary key finds them); the
+                // older ones keep their number, event id and time until retention deletes the message.
+                tx.update(SCHEDULED_MESSAGE_REVISION)
+                        .setNull(SCHEDULED_MESSAGE_REVISION.EVENT_JSON)
+                        .where(SCHEDULED_MESSAGE_REVISION.MESSAGE_ID.eq(next.id().value()))
+                        .and(SCHEDULED_MESSAGE_REVISION.REVISION.le(next.revision().number() - limits.revisionsKept()))
+                        .and(SCHEDULED_MESSAGE_REVISION.EVENT_JSON.isNotNull())
+                        .execute();
             }
             return new ReviseResult.Replaced();
         });

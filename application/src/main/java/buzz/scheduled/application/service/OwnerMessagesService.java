@@ -15,9 +15,11 @@ import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateResult;
+import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageChanges.ReviseResult;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
+import buzz.scheduled.application.port.out.OwnerWriteLimiter;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.StoreClock;
@@ -26,12 +28,14 @@ import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Admission;
 import buzz.scheduled.domain.schedule.AdmissionRules.Timing;
 import buzz.scheduled.domain.schedule.AdmissionVerdict;
+import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.OwnerOutcome;
 import buzz.scheduled.domain.schedule.Refusal;
 import buzz.scheduled.domain.schedule.RefusalCode;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Function;
@@ -63,6 +67,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     private final DueWorkNotice dueWork;
     private final SchedulingSettings settings;
     private final RelayAdmission relay;
+    private final OwnerWriteLimiter writes;
 
     /**
      * The service without knowledge of the relay's limits ({@link RelayLimits#UNKNOWN}).
@@ -88,6 +93,23 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
                                 EventSignatures signatures, AccessPolicy access, ScheduleIdSource ids,
                                 StoreClock clock, DueWorkNotice dueWork, SchedulingSettings settings,
                                 RelayLimits relayLimits) {
+        this(queries, admission, changes, signatures, access, ids, clock, dueWork, settings, relayLimits,
+                OwnerWriteLimiter.UNLIMITED);
+    }
+
+    /**
+     * @param queries     the owner's reads (get, list, the read before each change)
+     * @param admission   stores an admitted message with its limits; tells deleted channels
+     * @param changes     compare-and-set writes of edits, cancels and send-nows
+     * @param clock       the store's clock, for every due-time decision
+     * @param dueWork     told the due time of every committed create, edit and send-now
+     * @param relayLimits the relay's NIP-11 limitation, read on every admission and send-now
+     * @param writes      the per-owner write rate, asked first by every create, edit, cancel and send-now
+     */
+    public OwnerMessagesService(OwnerMessageQueries queries, MessageAdmission admission, OwnerMessageChanges changes,
+                                EventSignatures signatures, AccessPolicy access, ScheduleIdSource ids,
+                                StoreClock clock, DueWorkNotice dueWork, SchedulingSettings settings,
+                                RelayLimits relayLimits, OwnerWriteLimiter writes) {
         if (queries == null || admission == null || changes == null) {
             throw new IllegalArgumentException("the owner service needs its three storage ports");
         }
@@ -104,10 +126,18 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         this.dueWork = dueWork;
         this.settings = settings;
         this.relay = new RelayAdmission(relayLimits, settings.relayWindow());
+        if (writes == null) {
+            throw new IllegalArgumentException("the owner service needs a write limiter (OwnerWriteLimiter.UNLIMITED)");
+        }
+        this.writes = writes;
     }
 
     @Override
     public ScheduleResult schedule(ScheduleMessageCommand command) {
+        Optional<Duration> wait = writes.tryWrite(command.owner());
+        if (wait.isPresent()) {
+            return new ScheduleResult.RateLimited(wait.get(), rateLimitedMessage(wait.get()));
+        }
         Instant now = clock.now();
         Admission admission;
         switch (admit(command.owner(), command.event(), Timing.FUTURE, now)) {
@@ -136,15 +166,17 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
                     RefusalCode.CHANNEL_NOT_FOUND, "channel " + message.channel() + " was deleted"));
             case CreateResult.TooManyPending t -> new ScheduleResult.Refused(new Refusal(
                     RefusalCode.TOO_MANY_PENDING, "owner already has " + t.limit() + " pending scheduled messages"));
-            case CreateResult.ChannelWindowFull w -> new ScheduleResult.Refused(new Refusal(
-                    RefusalCode.RESTRICTED_TOO_MANY, "channel " + message.channel() + " already has " + w.limit()
-                    + " messages due in the " + settings.limits().channelWindow().toMinutes()
-                    + "-minute window starting " + w.windowStart().getEpochSecond()));
+            case CreateResult.ChannelWindowFull w -> new ScheduleResult.Refused(
+                    windowFull(message.channel(), w.scope(), w.limit(), w.windowStart()));
         };
     }
 
     @Override
     public OwnerChangeResult revise(ReviseMessageCommand command) {
+        Optional<OwnerChangeResult> limited = rateLimited(command.owner());
+        if (limited.isPresent()) {
+            return limited.get();
+        }
         Instant now = clock.now();
         if (owned(command.owner(), command.id()).isEmpty()) {
             return new OwnerChangeResult.NotFound();
@@ -159,12 +191,20 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
 
     @Override
     public OwnerChangeResult cancel(CancelMessageCommand command) {
+        Optional<OwnerChangeResult> limited = rateLimited(command.owner());
+        if (limited.isPresent()) {
+            return limited.get();
+        }
         Instant now = clock.now();
         return change(command.owner(), command.id(), false, current -> current.cancel(now));
     }
 
     @Override
     public OwnerChangeResult sendNow(SendNowCommand command) {
+        Optional<OwnerChangeResult> limited = rateLimited(command.owner());
+        if (limited.isPresent()) {
+            return limited.get();
+        }
         Instant now = clock.now();
         if (command.event().isEmpty()) {
             return change(command.owner(), command.id(), false,
@@ -189,6 +229,17 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     @Override
     public Page list(ListQuery query) {
         return queries.list(query);
+    }
+
+    /** Takes one of {@code owner}'s writes; the refusal when none is left. */
+    private Optional<OwnerChangeResult> rateLimited(PublicKey owner) {
+        return writes.tryWrite(owner).map(wait -> new OwnerChangeResult.RateLimited(wait, rateLimitedMessage(wait)));
+    }
+
+    private static String rateLimitedMessage(Duration wait) {
+        long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        return "too many writes from this owner; the next create, edit, cancel or send-now is allowed in " + seconds
+                + " s (retry after " + seconds + " s)";
     }
 
     private Optional<ScheduledMessage> owned(PublicKey owner, ScheduleId id) {
@@ -245,10 +296,19 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             case ReviseResult.ChannelDeleted deleted -> Optional.of(new OwnerChangeResult.Refused(
                     new Refusal(RefusalCode.CHANNEL_NOT_FOUND, "channel " + next.channel() + " was deleted")));
             case ReviseResult.ChannelWindowFull full -> Optional.of(new OwnerChangeResult.Refused(
-                    new Refusal(RefusalCode.RESTRICTED_TOO_MANY, "channel " + next.channel() + " already has "
-                            + full.limit() + " messages due in the " + settings.limits().channelWindow().toMinutes()
-                            + "-minute window starting " + full.windowStart().getEpochSecond())));
+                    windowFull(next.channel(), full.scope(), full.limit(), full.windowStart())));
         };
+    }
+
+    /** The {@code restricted_too_many} refusal for a full channel window, saying whose count is full. */
+    private Refusal windowFull(Channel channel, WindowScope scope, int limit, Instant windowStart) {
+        String window = " due in the " + settings.limits().channelWindow().toMinutes() + "-minute window starting "
+                + windowStart.getEpochSecond();
+        return new Refusal(RefusalCode.RESTRICTED_TOO_MANY, scope == WindowScope.OWNER
+                ? "you already have " + limit + " messages in channel " + channel + window
+                + "; choose another time"
+                : "channel " + channel + " already has " + limit + " messages from all owners" + window
+                + "; choose another time");
     }
 
     private String stateConflictMessage(buzz.scheduled.domain.schedule.OwnerRefusal refusal,

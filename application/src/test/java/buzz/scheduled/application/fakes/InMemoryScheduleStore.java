@@ -4,14 +4,19 @@ import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
 import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
+import buzz.scheduled.domain.nostr.EventId;
+import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -40,7 +45,7 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
     private final SettableClock clock;
     private final Map<ScheduleId, ScheduledMessage> rows = new LinkedHashMap<>();
     private final Map<IdempotencyKey, ScheduleId> keys = new HashMap<>();
-    private final Map<ScheduleId, List<ScheduledMessage>> history = new HashMap<>();
+    private final Map<ScheduleId, List<StoredRevision>> history = new HashMap<>();
     private final Set<Channel> tombstones = new HashSet<>();
 
     public InMemoryScheduleStore(SettableClock clock) {
@@ -57,7 +62,7 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
         ScheduleId existingId = keys.get(key);
         if (existingId != null) {
             ScheduledMessage existing = rows.get(existingId);
-            ScheduledMessage first = history.get(existingId).get(0);
+            StoredRevision first = history.get(existingId).get(0);
             return first.eventId().equals(message.eventId())
                     ? new CreateResult.Replayed(existing)
                     : new CreateResult.IdempotencyConflict(existingId, first.eventId());
@@ -71,17 +76,13 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
             return new CreateResult.TooManyPending(limits.maxPendingPerOwner());
         }
         Instant windowStart = limits.windowStart(message.dueAt());
-        Instant windowEnd = windowStart.plus(limits.channelWindow());
-        long inWindow = rows.values().stream()
-                .filter(m -> m.channel().equals(message.channel()) && !m.state().terminal()
-                        && !m.dueAt().isBefore(windowStart) && m.dueAt().isBefore(windowEnd))
-                .count();
-        if (inWindow >= limits.maxPerChannelWindow()) {
-            return new CreateResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
+        Optional<WindowScope> full = fullWindow(message, limits, windowStart);
+        if (full.isPresent()) {
+            return new CreateResult.ChannelWindowFull(limits.limit(full.get()), windowStart, full.get());
         }
         rows.put(message.id(), message);
         keys.put(key, message.id());
-        history.computeIfAbsent(message.id(), id -> new ArrayList<>()).add(message);
+        history.computeIfAbsent(message.id(), id -> new ArrayList<>()).add(StoredRevision.of(message));
         return new CreateResult.Created(message);
     }
 
@@ -100,12 +101,20 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
                 .sorted(BY_DUE)
                 .limit(query.limit() + 1L)
                 .toList();
-        if (matching.size() <= query.limit()) {
+        int taken = Math.min(query.limit(), Page.fitting(matching.stream().map(InMemoryScheduleStore::estimatedSize)
+                .toList(), query.maxBytes()));
+        if (taken == matching.size()) {
             return new Page(matching, Optional.empty());
         }
-        List<ScheduledMessage> page = matching.subList(0, query.limit());
+        List<ScheduledMessage> page = matching.subList(0, taken);
         ScheduledMessage last = page.get(page.size() - 1);
         return new Page(page, Optional.of(new Cursor(last.dueAt(), last.id())));
+    }
+
+    /** A list item's estimated size: its event's wire JSON in UTF-8 bytes plus the item overhead (as PostgreSQL). */
+    private static long estimatedSize(ScheduledMessage m) {
+        return m.event().map(e -> NostrEventJson.write(e).getBytes(StandardCharsets.UTF_8).length).orElse(0)
+                + ListQuery.ITEM_OVERHEAD_BYTES;
     }
 
     private static boolean after(ScheduledMessage m, Cursor cursor) {
@@ -127,7 +136,7 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
         }
         rows.put(next.id(), next);
         if (!next.revision().equals(expected.revision())) {
-            history.get(next.id()).add(next);
+            history.get(next.id()).add(StoredRevision.of(next));
         }
         return true;
     }
@@ -139,15 +148,44 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
             return new ReviseResult.ChannelDeleted();
         }
         Instant windowStart = limits.windowStart(next.dueAt());
-        Instant windowEnd = windowStart.plus(limits.channelWindow());
-        long inWindow = rows.values().stream()
-                .filter(m -> !m.id().equals(next.id()) && m.channel().equals(next.channel()) && !m.state().terminal()
-                        && !m.dueAt().isBefore(windowStart) && m.dueAt().isBefore(windowEnd))
-                .count();
-        if (inWindow >= limits.maxPerChannelWindow()) {
-            return new ReviseResult.ChannelWindowFull(limits.maxPerChannelWindow(), windowStart);
+        Optional<WindowScope> full = fullWindow(next, limits, windowStart);
+        if (full.isPresent()) {
+            return new ReviseResult.ChannelWindowFull(limits.limit(full.get()), windowStart, full.get());
         }
-        return replace(expected, next) ? new ReviseResult.Replaced() : new ReviseResult.Lost();
+        if (!replace(expected, next)) {
+            return new ReviseResult.Lost();
+        }
+        // Only the latest revisionsKept revisions keep their event; older ones keep number and event id.
+        List<StoredRevision> revisions = history.get(next.id());
+        for (int i = 0; i < revisions.size() - limits.revisionsKept(); i++) {
+            StoredRevision old = revisions.get(i);
+            revisions.set(i, new StoredRevision(old.revision(), old.eventId(), Optional.empty()));
+        }
+        return new ReviseResult.Replaced();
+    }
+
+    /** Which window limit {@code message} (not counting itself) would pass, if any: the owner's, then the channel's. */
+    private Optional<WindowScope> fullWindow(ScheduledMessage message, CreateLimits limits, Instant windowStart) {
+        Instant windowEnd = windowStart.plus(limits.channelWindow());
+        List<ScheduledMessage> inWindow = rows.values().stream()
+                .filter(m -> !m.id().equals(message.id()) && m.channel().equals(message.channel())
+                        && !m.state().terminal() && !m.dueAt().isBefore(windowStart) && m.dueAt().isBefore(windowEnd))
+                .toList();
+        long owners = inWindow.stream().filter(m -> m.owner().equals(message.owner())).count();
+        return limits.fullWindow(owners, inWindow.size());
+    }
+
+    /** One entry of the revision history: its number, event id and, unless dropped, its signed event. */
+    private record StoredRevision(Revision revision, EventId eventId, Optional<NostrEvent> event) {
+        static StoredRevision of(ScheduledMessage message) {
+            return new StoredRevision(message.revision(), message.eventId(), message.event());
+        }
+    }
+
+    /** The revisions of {@code id} that still hold their signed event, oldest first. */
+    public synchronized List<Revision> revisionsWithEvent(ScheduleId id) {
+        return history.getOrDefault(id, List.of()).stream().filter(r -> r.event().isPresent())
+                .map(StoredRevision::revision).toList();
     }
 
     @Override
@@ -162,7 +200,7 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
 
     /** The revisions stored for {@code id}, oldest first (revision history). */
     public synchronized List<Revision> revisions(ScheduleId id) {
-        return history.getOrDefault(id, List.of()).stream().map(ScheduledMessage::revision).toList();
+        return history.getOrDefault(id, List.of()).stream().map(StoredRevision::revision).toList();
     }
 
     /** How many rows an owner has (test inspection). */

@@ -3,8 +3,11 @@ package buzz.scheduled.application.fakes;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.ScheduleStoreContract;
 import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.Revision;
+import buzz.scheduled.domain.schedule.ScheduleId;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /** The storage contract against the in-memory fake, so application tests stand on a faithful stand-in. */
 class InMemoryScheduleStoreTest extends ScheduleStoreContract<InMemoryScheduleStore> {
@@ -32,5 +35,15 @@ class InMemoryScheduleStoreTest extends ScheduleStoreContract<InMemoryScheduleSt
     @Override
     protected void letTimePass(Duration duration) {
         clock.advance(duration);
+    }
+
+    @Override
+    protected List<Revision> revisions(ScheduleId id) {
+        return fake.revisions(id);
+    }
+
+    @Override
+    protected List<Revision> revisionsWithEvent(ScheduleId id) {
+        return fake.revisionsWithEvent(id);
     }
 }

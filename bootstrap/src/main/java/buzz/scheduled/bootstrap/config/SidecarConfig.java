@@ -2,6 +2,7 @@ package buzz.scheduled.bootstrap.config;
 
 import buzz.scheduled.adapters.http.ConnectionLimits;
 import buzz.scheduled.adapters.http.CorsOrigins;
+import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.RetentionSettings;
@@ -36,7 +37,8 @@ import java.util.function.DoubleSupplier;
  * @param operations        log level and format, browser origins for the owner routes
  */
 public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Database database, Http http, Relay relay,
-                            Access access, Limits limits, Delivery delivery, Operations operations) {
+                            Access access, Limits limits, Delivery delivery, Operations operations,
+                            OwnerLimits ownerLimits) {
 
     public static final String BUZZ_SCHEDULED_MESSAGES = "BUZZ_SCHEDULED_MESSAGES";
     public static final String DATABASE_URL = "DATABASE_URL";
@@ -78,6 +80,14 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public static final String BUZZ_LOG_LEVEL = "BUZZ_LOG_LEVEL";
     public static final String BUZZ_LOG_FORMAT = "BUZZ_LOG_FORMAT";
     public static final String BUZZ_CORS_ORIGINS = "BUZZ_CORS_ORIGINS";
+    public static final String BUZZ_MAX_EVENT_BYTES = "BUZZ_MAX_EVENT_BYTES";
+    public static final String BUZZ_MAX_EVENT_TAGS = "BUZZ_MAX_EVENT_TAGS";
+    public static final String BUZZ_OWNER_WRITES_PER_MINUTE = "BUZZ_OWNER_WRITES_PER_MINUTE";
+    public static final String BUZZ_OWNER_WRITE_BURST = "BUZZ_OWNER_WRITE_BURST";
+    public static final String BUZZ_MAX_REVISIONS_KEPT = "BUZZ_MAX_REVISIONS_KEPT";
+    public static final String BUZZ_LIST_PAGE_MAX_BYTES = "BUZZ_LIST_PAGE_MAX_BYTES";
+    public static final String BUZZ_CHANNEL_WINDOW_PER_OWNER = "BUZZ_CHANNEL_WINDOW_PER_OWNER";
+    public static final String BUZZ_CHANNEL_WINDOW_TOTAL = "BUZZ_CHANNEL_WINDOW_TOTAL";
 
     /** Every variable this configuration reads, for documentation and diagnostics. */
     public static final Set<String> VARIABLES = Set.of(BUZZ_SCHEDULED_MESSAGES, DATABASE_URL, BUZZ_DIRECT_DATABASE_URL,
@@ -89,16 +99,16 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
             BUZZ_RETRY_MAX_SECONDS, BUZZ_CLAIM_BATCH_SIZE, BUZZ_MAX_IN_FLIGHT, BUZZ_POLL_SECONDS, BUZZ_SHUTDOWN_GRACE_SECONDS,
             BUZZ_RETENTION_DAYS, BUZZ_LOG_LEVEL, BUZZ_LOG_FORMAT, BUZZ_CORS_ORIGINS, BUZZ_NIP29_PAGE_SIZE,
             BUZZ_RELAY_INFO_REFRESH_SECONDS, BUZZ_HTTP_MAX_CONNECTIONS, BUZZ_HTTP_MAX_CONNECTIONS_PER_IP,
-            BUZZ_HTTP_HEADER_TIMEOUT_SECONDS, BUZZ_HTTP_BODY_TIMEOUT_SECONDS);
+            BUZZ_HTTP_HEADER_TIMEOUT_SECONDS, BUZZ_HTTP_BODY_TIMEOUT_SECONDS, BUZZ_MAX_EVENT_BYTES, BUZZ_MAX_EVENT_TAGS,
+            BUZZ_OWNER_WRITES_PER_MINUTE, BUZZ_OWNER_WRITE_BURST, BUZZ_MAX_REVISIONS_KEPT, BUZZ_LIST_PAGE_MAX_BYTES,
+            BUZZ_CHANNEL_WINDOW_PER_OWNER, BUZZ_CHANNEL_WINDOW_TOTAL);
 
-    /** The fixed per-channel limit (docs/scheduled-messages.md §4): 30 messages due in one 5-minute window. */
-    public static final int MAX_PER_CHANNEL_WINDOW = 30;
-    /** The window of {@link #MAX_PER_CHANNEL_WINDOW}. */
-    public static final Duration CHANNEL_WINDOW = Duration.ofMinutes(5);
+    /** The window the channel limits count in (docs/scheduled-messages.md §4): 5 minutes, aligned to the epoch. */
+    public static final Duration CHANNEL_WINDOW = CreateLimits.DEFAULT_CHANNEL_WINDOW;
 
     public SidecarConfig {
         if (dataDirectory == null || database == null || http == null || relay == null || access == null
-                || limits == null || delivery == null || operations == null) {
+                || limits == null || delivery == null || operations == null || ownerLimits == null) {
             throw new IllegalArgumentException("configuration has a missing part");
         }
     }
@@ -173,6 +183,8 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                 (int) env.integer(BUZZ_MAX_PENDING_PER_OWNER, 100, 1, 1_000_000, "messages"),
                 allowedKinds(env));
 
+        OwnerLimits ownerLimits = ownerLimits(env);
+
         Duration lease = env.seconds(BUZZ_LEASE_SECONDS, 60, 1, 3_600);
         Duration publishTimeout = env.seconds(BUZZ_PUBLISH_TIMEOUT_SECONDS, 10, 1, 600);
         Duration margin = env.seconds(BUZZ_LEASE_MARGIN_SECONDS, 5, 0, 600);
@@ -205,7 +217,31 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
         return new SidecarConfig(enabled, dataDirectory, new Database(databaseUrl, directUrl, poolSize),
                 new Http(host, port, URI.create(withoutSlash), connections), new Relay(relayUrl, relayAuthUrl, keyFile,
                         informationRefresh),
-                new Access(operators, policy, accessUrl, relayPubkey, nip29PageSize), limits, delivery, operations(env));
+                new Access(operators, policy, accessUrl, relayPubkey, nip29PageSize), limits, delivery, operations(env),
+                ownerLimits);
+    }
+
+    private static OwnerLimits ownerLimits(EnvironmentReader env) {
+        int eventBytes = (int) env.integer(BUZZ_MAX_EVENT_BYTES, AdmissionRules.DEFAULT_MAX_EVENT_BYTES, 1024,
+                1024 * 1024, "bytes");
+        int eventTags = (int) env.integer(BUZZ_MAX_EVENT_TAGS, AdmissionRules.DEFAULT_MAX_EVENT_TAGS, 1, 100_000,
+                "tags");
+        int perMinute = (int) env.integer(BUZZ_OWNER_WRITES_PER_MINUTE, 60, 1, 100_000, "writes a minute");
+        int burst = (int) env.integer(BUZZ_OWNER_WRITE_BURST, 30, 1, 100_000, "writes");
+        int revisionsKept = (int) env.integer(BUZZ_MAX_REVISIONS_KEPT, CreateLimits.DEFAULT_REVISIONS_KEPT, 1, 100,
+                "revisions");
+        int pageBytes = (int) env.integer(BUZZ_LIST_PAGE_MAX_BYTES, ListQuery.DEFAULT_MAX_BYTES, 64 * 1024,
+                64 * 1024 * 1024, "bytes");
+        int perOwner = (int) env.integer(BUZZ_CHANNEL_WINDOW_PER_OWNER,
+                CreateLimits.DEFAULT_PER_OWNER_IN_CHANNEL_WINDOW, 1, 1_000_000, "messages");
+        int total = (int) env.integer(BUZZ_CHANNEL_WINDOW_TOTAL, Math.max(perOwner,
+                CreateLimits.DEFAULT_PER_CHANNEL_WINDOW), 1, 10_000_000, "messages");
+        if (total < perOwner) {
+            throw new InvalidConfigurationException(BUZZ_CHANNEL_WINDOW_TOTAL, BUZZ_CHANNEL_WINDOW_TOTAL + " (" + total
+                    + ") must not be below " + BUZZ_CHANNEL_WINDOW_PER_OWNER + " (" + perOwner
+                    + "): the channel-wide count includes every owner's");
+        }
+        return new OwnerLimits(eventBytes, eventTags, perMinute, burst, revisionsKept, pageBytes, perOwner, total);
     }
 
     private static ConnectionLimits connectionLimits(EnvironmentReader env) {
@@ -299,8 +335,10 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     /** The owner side's settings (admission rules, create limits, relay window). */
     public SchedulingSettings schedulingSettings() {
         return new SchedulingSettings(
-                new AdmissionRules(limits.allowedKinds(), AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, limits.horizon()),
-                new CreateLimits(limits.maxPendingPerOwner(), MAX_PER_CHANNEL_WINDOW, CHANNEL_WINDOW),
+                new AdmissionRules(limits.allowedKinds(), AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, limits.horizon(),
+                        ownerLimits.maxEventBytes(), ownerLimits.maxEventTags()),
+                new CreateLimits(limits.maxPendingPerOwner(), ownerLimits.channelWindowPerOwner(),
+                        ownerLimits.channelWindowTotal(), CHANNEL_WINDOW, ownerLimits.revisionsKept()),
                 limits.relayMaxFuture());
     }
 
@@ -492,6 +530,34 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                 throw new IllegalArgumentException("limits have a missing or non-positive value");
             }
             allowedKinds = Set.copyOf(allowedKinds);
+        }
+    }
+
+    /**
+     * What one owner (one key) may use (docs/scheduled-messages.md §4, issue 17).
+     *
+     * @param maxEventBytes         {@code BUZZ_MAX_EVENT_BYTES} (default 300 KiB): the whole event as JSON, tags included
+     * @param maxEventTags          {@code BUZZ_MAX_EVENT_TAGS} (default 1000): tags one event may carry
+     * @param writesPerMinute       {@code BUZZ_OWNER_WRITES_PER_MINUTE} (default 60): the rate an owner's writes
+     *                              (create, edit, cancel, send-now) refill at, per node
+     * @param writeBurst            {@code BUZZ_OWNER_WRITE_BURST} (default 30): writes an owner may make at once
+     * @param revisionsKept         {@code BUZZ_MAX_REVISIONS_KEPT} (default 1): latest revisions of a message whose
+     *                              signed event is stored, the current one included
+     * @param listPageMaxBytes      {@code BUZZ_LIST_PAGE_MAX_BYTES} (default 1 MiB): the largest list page's JSON,
+     *                              but for a single item larger than that alone
+     * @param channelWindowPerOwner {@code BUZZ_CHANNEL_WINDOW_PER_OWNER} (default 30): messages one owner may have due
+     *                              in one channel in one 5-minute window
+     * @param channelWindowTotal    {@code BUZZ_CHANNEL_WINDOW_TOTAL} (default 300): the same for all owners together
+     */
+    public record OwnerLimits(int maxEventBytes, int maxEventTags, int writesPerMinute, int writeBurst,
+                              int revisionsKept, int listPageMaxBytes, int channelWindowPerOwner,
+                              int channelWindowTotal) {
+        public OwnerLimits {
+            if (maxEventBytes < 1 || maxEventTags < 1 || writesPerMinute < 1 || writeBurst < 1 || revisionsKept < 1
+                    || listPageMaxBytes < 1 || channelWindowPerOwner < 1 || channelWindowTotal < channelWindowPerOwner) {
+                throw new IllegalArgumentException("owner limits must be positive, the channel total at least the"
+                        + " per-owner count");
+            }
         }
     }
 

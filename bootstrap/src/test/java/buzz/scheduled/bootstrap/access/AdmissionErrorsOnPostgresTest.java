@@ -84,6 +84,10 @@ class AdmissionErrorsOnPostgresTest {
                 "BUZZ_SCHEDULED_MESSAGES", flag ? "on" : "off", "BUZZ_ACCESS_POLICY", "http",
                 "BUZZ_ACCESS_URL", "http://127.0.0.1:" + callback.getAddress().getPort() + "/access",
                 "RELAY_URL", "ws://127.0.0.1:" + freePort(), "BUZZ_MAX_PENDING_PER_OWNER", Integer.toString(MAX_PENDING)));
+        // The channel-wide backstop as low as the per-owner count, so 30 authors fill a window; and room for the
+        // many writes these tests make as the same owners (the write rate has its own tests).
+        environment.put("BUZZ_CHANNEL_WINDOW_TOTAL", "30");
+        environment.put("BUZZ_OWNER_WRITE_BURST", "10000");
         Sidecar started = new Sidecar();
         started.start(SidecarConfig.fromEnvironment(environment));
         return started;
@@ -163,6 +167,9 @@ class AdmissionErrorsOnPostgresTest {
         }
         SecretKey late = new SecretKey(String.format("%064x", 0xe00));
         assertRefused(late, envelope(sign(late, due + 5, 9, List.of(List.of("h", "busy")), "31st")), Map.of(),
+                429, "restricted_too_many");
+        SecretKey busy = new SecretKey(String.format("%064x", 0xd00));
+        assertRefused(busy, envelope(sign(busy, due + 6, 9, List.of(List.of("h", "busy")), "again")), Map.of(),
                 429, "restricted_too_many");
 
         SecretKey keyed = new SecretKey(String.format("%064x", 0xf00));

@@ -184,7 +184,15 @@ class SidecarConfigTest {
             "BUZZ_HTTP_MAX_CONNECTIONS_PER_IP|-1|from 0 to 1000000 (connections; 0: no cap)",
             "BUZZ_HTTP_MAX_CONNECTIONS_PER_IP|2000|must not exceed BUZZ_HTTP_MAX_CONNECTIONS (1024)",
             "BUZZ_HTTP_HEADER_TIMEOUT_SECONDS|0|from 1 to 3600 (seconds)",
-            "BUZZ_HTTP_BODY_TIMEOUT_SECONDS|0.5|got '0.5'"})
+            "BUZZ_HTTP_BODY_TIMEOUT_SECONDS|0.5|got '0.5'",
+            "BUZZ_MAX_EVENT_BYTES|1023|from 1024 to 1048576 (bytes)",
+            "BUZZ_MAX_EVENT_TAGS|0|from 1 to 100000 (tags)",
+            "BUZZ_OWNER_WRITES_PER_MINUTE|0|from 1 to 100000",
+            "BUZZ_OWNER_WRITE_BURST|lots|got 'lots'",
+            "BUZZ_MAX_REVISIONS_KEPT|0|from 1 to 100",
+            "BUZZ_LIST_PAGE_MAX_BYTES|1000|from 65536 to",
+            "BUZZ_CHANNEL_WINDOW_PER_OWNER|0|from 1 to",
+            "BUZZ_CHANNEL_WINDOW_TOTAL|29|must not be below BUZZ_CHANNEL_WINDOW_PER_OWNER (30)"})
     void fromEnvironment_invalidValue_failsNamingTheVariable(String variable, String value, String expected) {
         assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of(variable, value)))
                 .isInstanceOfSatisfying(InvalidConfigurationException.class,
@@ -346,9 +354,37 @@ class SidecarConfigTest {
         assertThat(settings.rules().allowedKinds()).isEqualTo(Set.of(9));
         assertThat(settings.rules().horizon()).isEqualTo(Duration.ofDays(2));
         assertThat(settings.limits().maxPendingPerOwner()).isEqualTo(7);
-        assertThat(settings.limits().maxPerChannelWindow()).isEqualTo(30);
+        assertThat(settings.limits().maxPerOwnerInChannelWindow()).isEqualTo(30);
+        assertThat(settings.limits().maxPerChannelWindow()).isEqualTo(300);
         assertThat(settings.limits().channelWindow()).isEqualTo(Duration.ofMinutes(5));
         assertThat(settings.relayWindow()).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void ownerLimits_unset_areTheSafeDefaults_andReachTheSchedulingSettings() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of());
+
+        assertThat(config.ownerLimits()).isEqualTo(new SidecarConfig.OwnerLimits(300 * 1024, 1000, 60, 30, 1,
+                1024 * 1024, 30, 300));
+        assertThat(config.schedulingSettings().rules().maxEventBytes()).isEqualTo(300 * 1024);
+        assertThat(config.schedulingSettings().limits().revisionsKept()).isEqualTo(1);
+    }
+
+    @Test
+    void ownerLimits_set_areKept() {
+        SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_MAX_EVENT_BYTES", "100000",
+                "BUZZ_MAX_EVENT_TAGS", "50", "BUZZ_OWNER_WRITES_PER_MINUTE", "10", "BUZZ_OWNER_WRITE_BURST", "5",
+                "BUZZ_MAX_REVISIONS_KEPT", "3", "BUZZ_LIST_PAGE_MAX_BYTES", "65536",
+                "BUZZ_CHANNEL_WINDOW_PER_OWNER", "500"));
+
+        assertThat(config.ownerLimits()).isEqualTo(new SidecarConfig.OwnerLimits(100_000, 50, 10, 5, 3, 65_536, 500,
+                500));
+        SchedulingSettings settings = config.schedulingSettings();
+        assertThat(settings.rules().maxEventTags()).isEqualTo(50);
+        assertThat(settings.limits().maxPerOwnerInChannelWindow()).isEqualTo(500);
+        assertThat(settings.limits().maxPerChannelWindow()).as("the total follows a larger per-owner count")
+                .isEqualTo(500);
+        assertThat(settings.limits().revisionsKept()).isEqualTo(3);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package buzz.scheduled.domain.schedule;
 
 import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.PublicKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -11,18 +12,34 @@ import java.util.Set;
 
 /**
  * The admission rules (admission order of docs/openapi.yaml) that need no I/O, checked in a fixed order: ownership,
- * kind, channel, size, expiration, then time. Signature validity comes before (the signature port); access, tombstones
+ * kind, channel, size (content, tag count, whole event), expiration, then time. Signature validity comes before (the signature port); access, tombstones
  * and limits after (they need storage or the relay).
  *
  * @param allowedKinds     kinds an owner may schedule (default 9, 40002, 40008, 45001, 45003, 1)
  * @param maxContentBytes  largest content in UTF-8 bytes (default 256 KiB)
  * @param horizon          how far ahead a due time may be (default 120 days)
+ * @param maxEventBytes    largest whole event in UTF-8 bytes, as its compact NIP-01 JSON object (id, pubkey,
+ *                         created_at, kind, tags, content, sig; default 300 KiB), so tags count too
+ * @param maxEventTags     most tags one event may carry (default 1000)
  */
-public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Duration horizon) {
+public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Duration horizon, int maxEventBytes,
+                             int maxEventTags) {
     /** The default allowed kinds (docs/scheduled-messages.md §4). */
     public static final Set<Integer> DEFAULT_KINDS = Set.of(9, 40002, 40008, 45001, 45003, 1);
     /** The default content limit: 256 KiB (docs/scheduled-messages.md §4). */
     public static final int DEFAULT_MAX_CONTENT_BYTES = 256 * 1024;
+    /**
+     * The default whole-event limit: 300 KiB, room for the largest content plus signature, ids and a few KiB of tags
+     * (docs/scheduled-messages.md §4).
+     */
+    public static final int DEFAULT_MAX_EVENT_BYTES = 300 * 1024;
+    /** The default tag limit: 1000 tags (strfry's default is 2000; a chat message needs a handful). */
+    public static final int DEFAULT_MAX_EVENT_TAGS = 1000;
+
+    /** Rules with the default whole-event and tag limits ({@value #DEFAULT_MAX_EVENT_BYTES} bytes, 1000 tags). */
+    public AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Duration horizon) {
+        this(allowedKinds, maxContentBytes, horizon, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENT_TAGS);
+    }
 
     public AdmissionRules {
         if (allowedKinds == null || allowedKinds.isEmpty()) {
@@ -33,6 +50,10 @@ public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Dur
         }
         if (horizon == null || horizon.isNegative() || horizon.isZero()) {
             throw new IllegalArgumentException("horizon must be positive, got " + horizon);
+        }
+        if (maxEventBytes < 1 || maxEventTags < 1) {
+            throw new IllegalArgumentException("event size and tag limits must be positive, got " + maxEventBytes
+                    + " bytes and " + maxEventTags + " tags");
         }
         allowedKinds = Set.copyOf(allowedKinds);
     }
@@ -73,6 +94,15 @@ public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Dur
         int bytes = event.content().getBytes(StandardCharsets.UTF_8).length;
         if (bytes > maxContentBytes) {
             return refuse(RefusalCode.TOO_LARGE, "content is " + bytes + " bytes, the limit is " + maxContentBytes);
+        }
+        if (event.tags().size() > maxEventTags) {
+            return refuse(RefusalCode.TOO_LARGE, "the event has " + event.tags().size() + " tags, the limit is "
+                    + maxEventTags + " tags");
+        }
+        int eventBytes = NostrEventJson.write(event).getBytes(StandardCharsets.UTF_8).length;
+        if (eventBytes > maxEventBytes) {
+            return refuse(RefusalCode.TOO_LARGE, "the whole event (id, pubkey, created_at, kind, tags, content and sig"
+                    + " as JSON) is " + eventBytes + " bytes, the limit is " + maxEventBytes + " bytes");
         }
         Instant dueAt = timing == Timing.FUTURE ? Instant.ofEpochSecond(event.createdAt()) : now;
         for (String expiration : event.tagValues("expiration")) {

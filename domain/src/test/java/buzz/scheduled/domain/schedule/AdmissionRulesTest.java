@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.AdmissionRules.Timing;
 import java.nio.charset.StandardCharsets;
@@ -197,6 +198,44 @@ class AdmissionRulesTest {
                 .isInstanceOf(AdmissionVerdict.Admitted.class);
         assertThat(refusal(tiny.check(inAnHour().content("€€€a").build(), EventFixture.OWNER, Timing.FUTURE, NOW))
                 .code()).isEqualTo(RefusalCode.TOO_LARGE);
+    }
+
+    @Test
+    void check_moreTagsThanTheLimit_isTooLargeNamingTheLimit() {
+        AdmissionRules fewTags = new AdmissionRules(AdmissionRules.DEFAULT_KINDS, 1024, HORIZON, 64 * 1024, 3);
+        EventFixture threeTags = inAnHour().tag("t", "a").tag("t", "b"); // with the h tag: three
+        EventFixture fourTags = inAnHour().tag("t", "a").tag("t", "b").tag("t", "c");
+
+        assertThat(fewTags.check(threeTags.build(), EventFixture.OWNER, Timing.FUTURE, NOW))
+                .isInstanceOf(AdmissionVerdict.Admitted.class);
+        Refusal refusal = refusal(fewTags.check(fourTags.build(), EventFixture.OWNER, Timing.FUTURE, NOW));
+        assertThat(refusal.code()).isEqualTo(RefusalCode.TOO_LARGE);
+        assertThat(refusal.message()).contains("4 tags").contains("limit is 3 tags");
+    }
+
+    @Test
+    void check_wholeEventOverTheLimitThroughTags_isTooLargeThoughTheContentIsSmall() {
+        NostrEvent small = inAnHour().content("hi").build();
+        int bytes = NostrEventJson.write(small).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        AdmissionRules exact = new AdmissionRules(AdmissionRules.DEFAULT_KINDS, 1024, HORIZON, bytes, 1000);
+
+        assertThat(exact.check(small, EventFixture.OWNER, Timing.FUTURE, NOW))
+                .isInstanceOf(AdmissionVerdict.Admitted.class);
+        NostrEvent tagged = inAnHour().content("hi").tag("t", "x").build();
+        Refusal refusal = refusal(exact.check(tagged, EventFixture.OWNER, Timing.FUTURE, NOW));
+        assertThat(refusal.code()).isEqualTo(RefusalCode.TOO_LARGE);
+        assertThat(refusal.message()).contains("the limit is " + bytes + " bytes");
+    }
+
+    @Test
+    void defaults_wholeEventAboveTheContentLimit_andATagLimit() {
+        assertThat(RULES.maxEventBytes()).isEqualTo(AdmissionRules.DEFAULT_MAX_EVENT_BYTES)
+                .isGreaterThan(AdmissionRules.DEFAULT_MAX_CONTENT_BYTES);
+        assertThat(RULES.maxEventTags()).isEqualTo(1000);
+        assertThatThrownBy(() -> new AdmissionRules(AdmissionRules.DEFAULT_KINDS, 10, HORIZON, 0, 10))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new AdmissionRules(AdmissionRules.DEFAULT_KINDS, 10, HORIZON, 10, 0))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -21,13 +21,27 @@ public interface ListMessagesUseCase {
      * @param owner   whose messages
      * @param states  wire names of the states to include (non-empty)
      * @param channel only this channel, if present
-     * @param limit   1..200
-     * @param after   continue after this position
+     * @param limit    1..200 items at most
+     * @param after    continue after this position
+     * @param maxBytes the page's byte budget: items are taken in order while the sum of their estimated sizes
+     *                 (stored event JSON in UTF-8 bytes + {@link #ITEM_OVERHEAD_BYTES} each) stays within it; the
+     *                 first item is always taken, however large. The page's {@code next} then continues after the
+     *                 last item taken. At least 1
      */
     record ListQuery(PublicKey owner, Set<String> states, Optional<Channel> channel, int limit,
-                     Optional<Cursor> after) {
+                     Optional<Cursor> after, int maxBytes) {
         /** Largest page. */
         public static final int MAX_LIMIT = 200;
+        /** The default byte budget of a page: 1 MiB ({@code BUZZ_LIST_PAGE_MAX_BYTES}). */
+        public static final int DEFAULT_MAX_BYTES = 1024 * 1024;
+        /** What an item's JSON adds to its event's: the id, state, times and so on, rounded up. */
+        public static final int ITEM_OVERHEAD_BYTES = 512;
+
+        /** A query with the default byte budget ({@value #DEFAULT_MAX_BYTES} bytes). */
+        public ListQuery(PublicKey owner, Set<String> states, Optional<Channel> channel, int limit,
+                         Optional<Cursor> after) {
+            this(owner, states, channel, limit, after, DEFAULT_MAX_BYTES);
+        }
 
         public ListQuery {
             if (owner == null || states == null || states.isEmpty() || channel == null || after == null) {
@@ -35,6 +49,9 @@ public interface ListMessagesUseCase {
             }
             if (limit < 1 || limit > MAX_LIMIT) {
                 throw new IllegalArgumentException("limit must be 1.." + MAX_LIMIT + ", got " + limit);
+            }
+            if (maxBytes < 1) {
+                throw new IllegalArgumentException("a page's byte budget must be positive, got " + maxBytes);
             }
             states = Set.copyOf(states);
         }
@@ -48,6 +65,23 @@ public interface ListMessagesUseCase {
     record Page(List<ScheduledMessage> items, Optional<Cursor> next) {
         public Page {
             items = List.copyOf(items);
+        }
+
+        /**
+         * How many of {@code sizes} (estimated item sizes in bytes, in page order) fit {@code maxBytes}: at least one
+         * when there is one, then while the running sum stays within the budget.
+         */
+        public static int fitting(List<Long> sizes, int maxBytes) {
+            long sum = 0;
+            int n = 0;
+            for (long size : sizes) {
+                sum += size;
+                if (n > 0 && sum > maxBytes) {
+                    break;
+                }
+                n++;
+            }
+            return n;
         }
     }
 }

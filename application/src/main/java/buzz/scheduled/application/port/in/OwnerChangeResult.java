@@ -4,6 +4,7 @@ import buzz.scheduled.domain.schedule.OwnerRefusal;
 import buzz.scheduled.domain.schedule.Refusal;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Duration;
 
 /** The outcome of an owner's edit, cancel or send now. */
 public sealed interface OwnerChangeResult {
@@ -25,6 +26,15 @@ public sealed interface OwnerChangeResult {
 
     /** The new event failed admission (the admission order of docs/openapi.yaml). */
     record Refused(Refusal refusal) implements OwnerChangeResult {
+    }
+
+    /**
+     * The owner wrote more often than the per-owner rate allows; nothing was read or changed.
+     *
+     * @param retryAfter how long until the owner's next write is allowed (positive)
+     * @param message    a sentence saying so and when to retry
+     */
+    record RateLimited(Duration retryAfter, String message) implements OwnerChangeResult {
     }
 
     /** A dependency could not answer; try again later. */

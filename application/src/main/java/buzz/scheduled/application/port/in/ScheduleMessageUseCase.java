@@ -4,6 +4,7 @@ import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Refusal;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.time.Duration;
 import java.util.Optional;
 
 /** Admits a signed event for later delivery (docs/openapi.yaml {@code createScheduledMessage}). */
@@ -44,6 +45,15 @@ public interface ScheduleMessageUseCase {
 
         /** The idempotency key was used for a different event. */
         record IdempotencyConflict(String message) implements ScheduleResult {
+        }
+
+        /**
+         * The owner wrote more often than the per-owner rate allows; nothing was checked or stored.
+         *
+         * @param retryAfter how long until the owner's next write is allowed (positive)
+         * @param message    a sentence saying so and when to retry
+         */
+        record RateLimited(Duration retryAfter, String message) implements ScheduleResult {
         }
 
         /** A dependency (access policy) could not answer; try again later. */

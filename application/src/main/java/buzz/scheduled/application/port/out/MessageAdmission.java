@@ -8,6 +8,7 @@ import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * The storage admission needs (schedule; the re-admission of an edit or a send-now with a new event): store a newly
@@ -18,7 +19,8 @@ public interface MessageAdmission {
 
     /**
      * Stores a newly admitted message under an idempotency key, atomically with the limit checks: a deleted
-     * channel, the owner's pending count and the channel's due-window count. Concurrent identical creates
+     * channel, the owner's pending count, and the due-window counts (the owner's in that channel, then the whole
+     * channel's). Concurrent identical creates
      * make exactly one row.
      */
     CreateResult create(ScheduledMessage message, IdempotencyKey key, CreateLimits limits);
@@ -39,18 +41,41 @@ public interface MessageAdmission {
     }
 
     /**
-     * Limits checked atomically with a create.
+     * Limits checked atomically with a create, and with an edit's re-admission.
      *
-     * @param maxPendingPerOwner owner's non-terminal messages allowed (default 100)
-     * @param maxPerChannelWindow messages a channel may have due in one window (30)
-     * @param channelWindow window length; windows are aligned to the epoch (5 minutes)
+     * @param maxPendingPerOwner         owner's non-terminal messages allowed (default 100)
+     * @param maxPerOwnerInChannelWindow messages one owner may have due in one channel in one window (default 30)
+     * @param maxPerChannelWindow        messages all owners together may have due in one channel in one window, the
+     *                                   backstop (default 300)
+     * @param channelWindow              window length; windows are aligned to the epoch (5 minutes)
+     * @param revisionsKept              how many of a message's latest revisions keep their signed event, the
+     *                                   current one included (default 1: a superseded revision's event is dropped
+     *                                   when the edit commits; its number, event id and time stay)
      */
-    record CreateLimits(int maxPendingPerOwner, int maxPerChannelWindow, Duration channelWindow) {
+    record CreateLimits(int maxPendingPerOwner, int maxPerOwnerInChannelWindow, int maxPerChannelWindow,
+                        Duration channelWindow, int revisionsKept) {
+        /** The default per-owner window limit: 30 messages due in one channel in one window. */
+        public static final int DEFAULT_PER_OWNER_IN_CHANNEL_WINDOW = 30;
+        /** The default channel-wide window limit: 300 messages due in one channel in one window. */
+        public static final int DEFAULT_PER_CHANNEL_WINDOW = 300;
+        /** The default window: 5 minutes. */
+        public static final Duration DEFAULT_CHANNEL_WINDOW = Duration.ofMinutes(5);
+        /** By default only the current revision keeps its event (docs/scheduled-messages.md §4). */
+        public static final int DEFAULT_REVISIONS_KEPT = 1;
+
         public CreateLimits {
-            if (maxPendingPerOwner < 1 || maxPerChannelWindow < 1 || channelWindow == null
-                    || channelWindow.toSeconds() < 1) {
+            if (maxPendingPerOwner < 1 || maxPerOwnerInChannelWindow < 1 || maxPerChannelWindow < 1
+                    || channelWindow == null || channelWindow.toSeconds() < 1 || revisionsKept < 1) {
                 throw new IllegalArgumentException("create limits must be positive");
             }
+        }
+
+        /**
+         * Limits where one count, {@code maxPerWindow}, applies both per owner and to the whole channel, keeping
+         * only the current revision's event.
+         */
+        public CreateLimits(int maxPendingPerOwner, int maxPerWindow, Duration channelWindow) {
+            this(maxPendingPerOwner, maxPerWindow, maxPerWindow, channelWindow, DEFAULT_REVISIONS_KEPT);
         }
 
         /** Start of the window holding {@code dueAt}. */
@@ -58,6 +83,31 @@ public interface MessageAdmission {
             long seconds = channelWindow.toSeconds();
             return Instant.ofEpochSecond(Math.floorDiv(dueAt.getEpochSecond(), seconds) * seconds);
         }
+
+        /**
+         * Which window limit {@code ownerCount} (the owner's messages due in the channel's window) and
+         * {@code channelCount} (everyone's) leave no room under, owner first; empty when there is room for one more.
+         */
+        public Optional<WindowScope> fullWindow(long ownerCount, long channelCount) {
+            if (ownerCount >= maxPerOwnerInChannelWindow) {
+                return Optional.of(WindowScope.OWNER);
+            }
+            return channelCount >= maxPerChannelWindow ? Optional.of(WindowScope.CHANNEL)
+                    : Optional.empty();
+        }
+
+        /** The limit that applies to {@code scope}. */
+        public int limit(WindowScope scope) {
+            return scope == WindowScope.OWNER ? maxPerOwnerInChannelWindow : maxPerChannelWindow;
+        }
+    }
+
+    /** Which channel-window limit refused: the owner's own count in the channel, or the whole channel's. */
+    enum WindowScope {
+        /** The owner already has {@link CreateLimits#maxPerOwnerInChannelWindow} due in that window. */
+        OWNER,
+        /** All owners together have {@link CreateLimits#maxPerChannelWindow} due in that window. */
+        CHANNEL
     }
 
     /** The outcome of {@link #create}. */
@@ -82,8 +132,8 @@ public interface MessageAdmission {
         record TooManyPending(int limit) implements CreateResult {
         }
 
-        /** The channel already has the maximum due in the window. */
-        record ChannelWindowFull(int limit, Instant windowStart) implements CreateResult {
+        /** The owner, or the whole channel ({@code scope}), already has {@code limit} due in the window. */
+        record ChannelWindowFull(int limit, Instant windowStart, WindowScope scope) implements CreateResult {
         }
     }
 }

@@ -24,7 +24,9 @@ public interface OwnerMessageChanges {
      * Stores an owner's re-admitted revision (edit, or send now with a new event) like {@link #replace}, after
      * re-checking, under the same per-channel lock that creates and channel deletions take, that the (possibly
      * new) channel has no tombstone and that its due window has room ({@code limits}; this message itself is not
-     * counted). So an edit can neither move past the window limit nor slip into a channel being deleted.
+     * counted). So an edit can neither move past the window limit nor slip into a channel being deleted. A new
+     * revision also drops the events of revisions older than the latest {@link CreateLimits#revisionsKept()}
+     * (their number, event id and time stay), so a message's stored events stay bounded however often it is edited.
      */
     ReviseResult replaceRevision(ScheduledMessage expected, ScheduledMessage next, CreateLimits limits);
 
@@ -42,8 +44,9 @@ public interface OwnerMessageChanges {
         record ChannelDeleted() implements ReviseResult {
         }
 
-        /** The channel already has the maximum due in that window; nothing written. */
-        record ChannelWindowFull(int limit, Instant windowStart) implements ReviseResult {
+        /** The owner, or the whole channel ({@code scope}), already has {@code limit} due in that window. */
+        record ChannelWindowFull(int limit, Instant windowStart, MessageAdmission.WindowScope scope)
+                implements ReviseResult {
         }
     }
 }

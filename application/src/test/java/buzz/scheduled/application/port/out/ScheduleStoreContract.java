@@ -153,10 +153,46 @@ public abstract class ScheduleStoreContract<S extends OwnerMessageQueries & Mess
                 TestEvents.at(windowStart + 1).channel("random").build());
 
         assertThat(store.create(sameWindow, keyOf(sameWindow), twoPerWindow))
-                .isEqualTo(new CreateResult.ChannelWindowFull(2, Instant.ofEpochSecond(windowStart)));
+                .isEqualTo(new CreateResult.ChannelWindowFull(2, Instant.ofEpochSecond(windowStart),
+                        MessageAdmission.WindowScope.OWNER));
         assertThat(store.create(nextWindow, keyOf(nextWindow), twoPerWindow)).isInstanceOf(CreateResult.Created.class);
         assertThat(store.create(otherChannel, keyOf(otherChannel), twoPerWindow))
                 .isInstanceOf(CreateResult.Created.class);
+    }
+
+    @Test
+    void create_ownerFullInAChannelWindow_doesNotBlockAnotherOwnerThere() {
+        CreateLimits perOwner = new CreateLimits(100, 3, 10, Duration.ofMinutes(5), 1);
+        long windowStart = Math.floorDiv(inSeconds(3600), 300) * 300;
+        for (int i = 0; i < 3; i++) {
+            ScheduledMessage m = message(new ScheduleId(UUID.randomUUID()), TestEvents.at(windowStart + i).build());
+            assertThat(store.create(m, keyOf(m), perOwner)).isInstanceOf(CreateResult.Created.class);
+        }
+        ScheduledMessage alicesFourth = message(new ScheduleId(UUID.randomUUID()), TestEvents.at(windowStart + 9).build());
+        ScheduledMessage bobs = message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(windowStart + 9).by(BOB).build());
+
+        assertThat(store.create(alicesFourth, keyOf(alicesFourth), perOwner)).isEqualTo(new CreateResult
+                .ChannelWindowFull(3, Instant.ofEpochSecond(windowStart), MessageAdmission.WindowScope.OWNER));
+        assertThat(store.create(bobs, keyOf(bobs), perOwner)).isEqualTo(new CreateResult.Created(bobs));
+    }
+
+    @Test
+    void create_channelWideBackstopFull_refusesEveryOwnerInThatWindow() {
+        CreateLimits backstop = new CreateLimits(100, 2, 3, Duration.ofMinutes(5), 1);
+        long windowStart = Math.floorDiv(inSeconds(3600), 300) * 300;
+        PublicKey carol = new PublicKey("c".repeat(64));
+        for (PublicKey owner : List.of(ALICE, ALICE, BOB)) {
+            ScheduledMessage m = message(new ScheduleId(UUID.randomUUID()),
+                    TestEvents.at(windowStart + 5).by(owner).build());
+            assertThat(store.create(m, keyOf(m), backstop)).isInstanceOf(CreateResult.Created.class);
+        }
+        ScheduledMessage carols = message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(windowStart + 6).by(carol).build());
+
+        assertThat(store.create(carols, keyOf(carols), backstop)).isEqualTo(new CreateResult
+                .ChannelWindowFull(3, Instant.ofEpochSecond(windowStart), MessageAdmission.WindowScope.CHANNEL));
+        assertThat(store.find(carols.id())).isEmpty();
     }
 
     @Test
@@ -318,6 +354,30 @@ public abstract class ScheduleStoreContract<S extends OwnerMessageQueries & Mess
         assertThat(store.find(stored.id()).orElseThrow().state()).isInstanceOf(ScheduleState.Sending.class);
     }
 
+    @Test
+    void list_byteBudget_takesItemsWhileTheyFit_firstOneAlways_andContinuesAfterTheLastTaken() {
+        List<ScheduledMessage> made = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            made.add(createdMessage(message(new ScheduleId(UUID.randomUUID()),
+                    TestEvents.at(inSeconds(3600 + i)).content("z".repeat(3000)).build())));
+        }
+        // Each item is estimated at its event's JSON (a little over 3 000 bytes) + 512: three fit in 12 000.
+        ListQuery query = new ListQuery(ALICE, Set.of("scheduled"), Optional.empty(), 50, Optional.empty(), 12_000);
+
+        Page first = store.list(query);
+        ScheduledMessage lastTaken = first.items().get(first.items().size() - 1);
+        Page rest = store.list(new ListQuery(ALICE, Set.of("scheduled"), Optional.empty(), 50,
+                Optional.of(new Cursor(lastTaken.dueAt(), lastTaken.id())), 12_000));
+        Page tiny = store.list(new ListQuery(ALICE, Set.of("scheduled"), Optional.empty(), 50, Optional.empty(), 1));
+
+        assertThat(first.items()).containsExactlyElementsOf(made.subList(0, 3));
+        assertThat(first.next()).contains(new Cursor(lastTaken.dueAt(), lastTaken.id()));
+        assertThat(rest.items()).containsExactlyElementsOf(made.subList(3, 5));
+        assertThat(rest.next()).isEmpty();
+        assertThat(tiny.items()).containsExactly(made.get(0));
+        assertThat(tiny.next()).isPresent();
+    }
+
     // ------------------------------------------------------------------------------------------------------
     // re-admitted revisions
 
@@ -361,4 +421,52 @@ public abstract class ScheduleStoreContract<S extends OwnerMessageQueries & Mess
         ScheduledMessage withinOwn = revised(first, TestEvents.at(due + 20).build());
         assertThat(store.replaceRevision(first, withinOwn, two)).isEqualTo(new ReviseResult.Replaced());
     }
+
+    @Test
+    void replaceRevision_intoAWindowWhereTheOwnerIsFull_isRefusedWithTheOwnerScope() {
+        CreateLimits perOwner = new CreateLimits(10_000, 1, 10, Duration.ofMinutes(5), 1);
+        long due = (inSeconds(3600) / 300) * 300 + 10;
+        createdMessage(message(new ScheduleId(UUID.randomUUID()), TestEvents.at(due).build()));
+        createdMessage(message(new ScheduleId(UUID.randomUUID()), TestEvents.at(due).by(BOB).build()));
+        ScheduledMessage later = createdMessage(dueIn(Duration.ofHours(3)));
+
+        assertThat(store.replaceRevision(later, revised(later, TestEvents.at(due + 5).build()), perOwner))
+                .isEqualTo(new ReviseResult.ChannelWindowFull(1, Instant.ofEpochSecond(due - 10),
+                        MessageAdmission.WindowScope.OWNER));
+        assertThat(store.find(later.id())).contains(later);
+    }
+
+    @Test
+    void replaceRevision_manyEdits_keepTheEventsOfOnlyTheLatestRevisionsKept() {
+        CreateLimits keepTwo = new CreateLimits(10_000, 10_000, 10_000, Duration.ofMinutes(5), 2);
+        ScheduledMessage current = createdMessage(dueIn(Duration.ofHours(1)));
+        for (int i = 2; i <= 5; i++) {
+            ScheduledMessage next = revised(current, TestEvents.at(inSeconds(3600 + i)).content("r" + i).build());
+            assertThat(store.replaceRevision(current, next, keepTwo)).isEqualTo(new ReviseResult.Replaced());
+            current = next;
+        }
+
+        assertThat(revisions(current.id())).containsExactly(new Revision(1), new Revision(2), new Revision(3),
+                new Revision(4), new Revision(5));
+        assertThat(revisionsWithEvent(current.id())).containsExactly(new Revision(4), new Revision(5));
+        assertThat(store.find(current.id())).contains(current);
+    }
+
+    @Test
+    void replaceRevision_defaultLimits_keepOnlyTheCurrentRevisionsEvent() {
+        CreateLimits defaults = new CreateLimits(10_000, 10_000, Duration.ofMinutes(5));
+        ScheduledMessage message = createdMessage(dueIn(Duration.ofHours(1)));
+        ScheduledMessage next = revised(message, TestEvents.at(inSeconds(7200)).content("r2").build());
+
+        assertThat(store.replaceRevision(message, next, defaults)).isEqualTo(new ReviseResult.Replaced());
+
+        assertThat(revisionsWithEvent(message.id())).containsExactly(new Revision(2));
+        assertThat(revisions(message.id())).containsExactly(new Revision(1), new Revision(2));
+    }
+
+    /** Every revision number the store keeps for {@code id}, oldest first. */
+    protected abstract List<Revision> revisions(ScheduleId id);
+
+    /** The revisions of {@code id} whose signed event the store still holds, oldest first. */
+    protected abstract List<Revision> revisionsWithEvent(ScheduleId id);
 }
