@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -73,6 +74,9 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
      */
     static final int MAX_OPEN_RESOLUTIONS = 2;
     private static final int MESSAGE_TOO_BIG = 1009;
+
+    /** NOTICEs logged at INFO per connection; the rest at DEBUG. */
+    static final int NOTICES_LOGGED = 20;
 
     private final RelaySettings settings;
     private final AuthEventSigner authSigner;
@@ -788,6 +792,8 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         /** The relay's words when it refused our AUTH. */
         String authRefusal;
         int timeoutsInARow;
+        /** NOTICEs heard on this connection. */
+        final AtomicInteger notices = new AtomicInteger();
 
         Session(RelayConnection.Link link) {
             this.link = link;
@@ -838,9 +844,25 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 case RelayMessage.EndOfStoredEvents eose -> endOfResolution(eose.subscription(), "eose");
                 case RelayMessage.Closed closedSubscription -> endOfResolution(closedSubscription.subscription(),
                         "was refused (" + closedSubscription.message() + ")");
-                case RelayMessage.Notice notice -> LOG.info("NOTICE from relay {}: {}", settings.url(),
-                        notice.message());
+                case RelayMessage.Notice notice -> notice(notice);
                 case RelayMessage.Other other -> LOG.debug("ignoring {} from relay {}", other.type(), settings.url());
+            }
+        }
+
+        /**
+         * Logs the first {@link #NOTICES_LOGGED} NOTICEs of this connection at INFO (their words already cut to
+         * {@link RelayMessage#MAX_WORDS}), then says once that the rest go to DEBUG: a relay cannot fill the log.
+         */
+        private void notice(RelayMessage.Notice notice) {
+            int seen = notices.incrementAndGet();
+            if (seen <= NOTICES_LOGGED) {
+                LOG.info("NOTICE from relay {}: {}", settings.url(), notice.message());
+            } else {
+                if (seen == NOTICES_LOGGED + 1) {
+                    LOG.info("relay {} sent more than {} NOTICEs on this connection; further ones are logged at"
+                            + " DEBUG", settings.url(), NOTICES_LOGGED);
+                }
+                LOG.debug("NOTICE from relay {}: {}", settings.url(), notice.message());
             }
         }
 

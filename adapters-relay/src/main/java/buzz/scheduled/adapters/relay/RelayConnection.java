@@ -59,6 +59,12 @@ public final class RelayConnection implements AutoCloseable {
     private boolean connecting;
     private boolean closed;
     private int failedAttempts;
+    /**
+     * Links in a row that the relay ended by breaking the protocol (a message over the size limit): they keep the
+     * backoff growing even when the link was found healthy first, so a relay that connects fine and then floods
+     * cannot make the sidecar reconnect (and log) at once, forever. Reset by a link that ends without a violation.
+     */
+    private int violations;
     /** Read without the lock on the publish path: set once a link is open or an attempt is under way. */
     private volatile boolean busy;
 
@@ -256,7 +262,9 @@ public final class RelayConnection implements AutoCloseable {
                 link = null;
             }
             // A link the owner found healthy starts the backoff afresh; one that never got there counts as failed.
-            delay = settings.reconnectDelay(failedAttempts, ThreadLocalRandom.current().nextDouble());
+            violations = dead.violated ? violations + 1 : 0;
+            delay = settings.reconnectDelay(Math.max(failedAttempts, violations),
+                    ThreadLocalRandom.current().nextDouble());
             if (!dead.healthy) {
                 failedAttempts++;
             }
@@ -297,6 +305,8 @@ public final class RelayConnection implements AutoCloseable {
         private boolean ended;
         private boolean sending;
         private volatile boolean healthy;
+        /** The relay broke the protocol on this link (see {@link RelayConnection#violations}). */
+        private volatile boolean violated;
         /** Whether the owner has heard of this link ({@link Listener#opened}); its end is told only after. */
         private boolean announced;
         private int endCode;
@@ -483,6 +493,7 @@ public final class RelayConnection implements AutoCloseable {
         public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
             if (partial.length() + data.length() > settings.maxInboundBytes()) {
                 partial.setLength(0);
+                violated = true;
                 abort("the relay sent a message longer than " + settings.maxInboundBytes() + " characters");
                 return null;
             }

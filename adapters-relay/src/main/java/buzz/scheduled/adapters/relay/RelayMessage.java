@@ -24,9 +24,12 @@ public sealed interface RelayMessage {
      *
      * @param eventId  the id the relay answers for, as sent (not validated: we only match it)
      * @param accepted the relay's boolean
-     * @param message  the relay's message, {@code ""} when absent
+     * @param message  the relay's message, {@code ""} when absent, cut to {@link #MAX_WORDS} characters
      */
     record Ok(String eventId, boolean accepted, String message) implements RelayMessage {
+        public Ok {
+            message = bounded(message);
+        }
 
         /**
          * The machine-readable prefix of {@link #message()} (NIP-01: a single word before the first colon),
@@ -73,8 +76,11 @@ public sealed interface RelayMessage {
     record Auth(String challenge) implements RelayMessage {
     }
 
-    /** {@code ["NOTICE", <message>]}. */
+    /** {@code ["NOTICE", <message>]}, the message cut to {@link #MAX_WORDS} characters. */
     record Notice(String message) implements RelayMessage {
+        public Notice {
+            message = bounded(message);
+        }
     }
 
     /**
@@ -95,8 +101,30 @@ public sealed interface RelayMessage {
     record EndOfStoredEvents(String subscription) implements RelayMessage {
     }
 
-    /** {@code ["CLOSED", <subscription id>, <message>]}: the relay ended or refused the subscription. */
+    /**
+     * {@code ["CLOSED", <subscription id>, <message>]}: the relay ended or refused the subscription; the message cut
+     * to {@link #MAX_WORDS} characters.
+     */
     record Closed(String subscription, String message) implements RelayMessage {
+        public Closed {
+            message = bounded(message);
+        }
+    }
+
+    /**
+     * Most characters kept of a relay's words in {@code OK}, {@code NOTICE} and {@code CLOSED}: they are logged and
+     * stored as a message's last error, and a hostile relay must not fill the disk with them. Longer ones keep their
+     * start (the NIP-01 prefix) and say how much was cut.
+     */
+    int MAX_WORDS = 512;
+
+    /** {@code words} cut to {@link #MAX_WORDS} characters (never inside a surrogate pair), null as it is. */
+    static String bounded(String words) {
+        if (words == null || words.length() <= MAX_WORDS) {
+            return words;
+        }
+        int end = Character.isHighSurrogate(words.charAt(MAX_WORDS - 1)) ? MAX_WORDS - 1 : MAX_WORDS;
+        return words.substring(0, end) + "… (" + (words.length() - end) + " more characters)";
     }
 
     /** Any other well-formed array (unknown types). */

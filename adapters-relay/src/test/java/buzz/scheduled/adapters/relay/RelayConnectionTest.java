@@ -160,6 +160,27 @@ class RelayConnectionTest {
     }
 
     @Test
+    void relayThatBreaksTheProtocolOnEveryHealthyLink_isReconnectedToWithAGrowingBackoff() {
+        relay = TestRelay.start();
+        NostrEvent large = TestSigners.ALICE.sign(Instant.now().getEpochSecond(), 9, List.of(),
+                "x".repeat(70_000));
+        recorder.onOpen = (link, n) -> {
+            // The link works (the owner marks it healthy), then the relay floods it with an oversized message.
+            link.healthy();
+            link.send("[\"EVENT\"," + NostrEventJson.write(large) + "]");
+            link.send("[\"REQ\",\"large-" + n + "\",{\"ids\":[\"" + large.id().hex() + "\"]}]");
+        };
+
+        connect(settings(relay.url()).withMaxInboundBytes(65_536));
+
+        Poll.until("three links ended by the oversized message", WAIT, () -> recorder.ended.size() >= 3);
+        List<Ended> ended = List.copyOf(recorder.ended).subList(0, 3);
+        assertThat(ended).allSatisfy(end -> assertThat(end.why()).contains("longer than 65536 characters"));
+        // 20 ms doubled per violation, with jitter in [half, whole]: 20-40, 40-80, 80-160 ms (before: 10-20 each).
+        assertThat(ended.get(2).retryIn()).isBetween(Duration.ofMillis(80), Duration.ofMillis(160));
+    }
+
+    @Test
     void relayUnreachable_attemptsAreCountedAndBackOff_untilItListens() {
         relay = TestRelay.start();
         relay.stop();

@@ -15,6 +15,21 @@ class RelayMessageTest {
     private static final String ID = "86dfc35469de4f65c629ba0e990a7d56ddd4ba116531f9ae55d945284359d8b3";
 
     @Test
+    void relayWords_overTheLimit_areCutSayingHowMuch_andShortOnesAreKept() {
+        String flood = "blocked: " + "x".repeat(300_000);
+
+        RelayMessage.Notice notice = new RelayMessage.Notice(flood);
+        RelayMessage.Ok ok = new RelayMessage.Ok(ID, false, flood);
+        RelayMessage.Closed closed = new RelayMessage.Closed("sub", "short words");
+
+        assertThat(notice.message()).hasSize(RelayMessage.MAX_WORDS + " (299497 more characters)".length() + 1)
+                .startsWith("blocked: xxx").endsWith("… (299497 more characters)");
+        assertThat(ok.message()).isEqualTo(notice.message());
+        assertThat(ok.toPublishResult()).isInstanceOf(PublishResult.Rejected.class);
+        assertThat(closed.message()).isEqualTo("short words");
+    }
+
+    @Test
     void parse_okTrueWithoutMessage_isPublishedNotDuplicate() {
         RelayMessage message = RelayMessage.parse("[\"OK\",\"" + ID + "\",true,\"\"]");
 
