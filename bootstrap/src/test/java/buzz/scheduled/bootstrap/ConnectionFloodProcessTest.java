@@ -41,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * when closed, for 20 seconds, with the default connection caps and a 2-second header timeout. Meanwhile a probe
  * from 127.0.0.1 calls {@code GET /healthz} on a new connection every 200 ms, and an owner creates and reads a
  * message with real NIP-98 headers. Every probe must answer 200 within 1 s, the owner's calls must succeed, no
- * dripping connection may live much past the header timeout, and {@code serve} must log no ERROR. The figures
+ * dripping connection may live much past the header timeout, and {@code serve} must log no ERROR. After the flood,
+ * a stalled upload is answered {@code 408} and an aborted one logs one WARN line. The figures
  * (connections held, refused, closed by the timeout; the probe's worst latency; the server's heap) are printed.
  */
 class ConnectionFloodProcessTest {
@@ -116,9 +117,6 @@ class ConnectionFloodProcessTest {
             NostrEvent event = owner.message("flood", "scheduled during the flood", Duration.ofHours(1));
             OwnerClient.Reply created = owner.schedule(event);
             OwnerClient.Reply read = owner.get(created.json() == null ? "none" : created.json().path("id").asText());
-            // Only a signed caller's body is read, so only a signed caller can stall or abort an upload.
-            String stalled = stalledUpload(port, owner.authorization("POST", "/v1/scheduled-messages"));
-            abortedUpload(port, owner.authorization("POST", "/v1/scheduled-messages"));
 
             flood.finished.get(ATTACK.plusSeconds(30).toSeconds(), TimeUnit.SECONDS);
             probes.cancel(false);
@@ -126,6 +124,11 @@ class ConnectionFloodProcessTest {
             timers.shutdown();
             assertThat(timers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
             flood.stop();
+            // Only a signed caller's body is read, so only a signed caller can stall or abort an upload. After the
+            // flood: on a loaded machine a head that Jetty parses later than the 2 s header timeout is rightly cut
+            // by the header sweep, and this answer is about the body timeout.
+            String stalled = stalledUpload(port, owner.authorization("POST", "/v1/scheduled-messages"));
+            abortedUpload(port, owner.authorization("POST", "/v1/scheduled-messages"));
             String finalMetrics = metrics(port);
 
             long worst;
