@@ -96,16 +96,6 @@ public final class PostgresReplayStore implements ReplayStore {
         }
     }
 
-    /** Deletes up to {@link #PRUNE_BATCH} expired rows now; the number deleted. */
-    public int pruneExpired() {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement prune = connection.prepareStatement(PRUNE)) {
-            return prune.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not prune the NIP-98 replay store: " + e.getMessage(), e);
-        }
-    }
-
     private boolean pruneDue() {
         long now = nanoTime.getAsLong();
         long due = nextPruneNanos.get();
