@@ -2,12 +2,14 @@ package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.postgres.SchemaMigrator;
 import buzz.scheduled.adapters.postgres.SchemaNewerThanBinaryException;
+import buzz.scheduled.adapters.relay.signature.KeyFileException;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.bootstrap.cli.ClientCommands;
 import buzz.scheduled.bootstrap.config.InvalidConfigurationException;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.database.DataDirectoryLockedException;
 import buzz.scheduled.bootstrap.database.SidecarDatabase;
+import buzz.scheduled.bootstrap.database.UnsafeFileException;
 import buzz.scheduled.bootstrap.logging.LogSetup;
 import buzz.scheduled.domain.nostr.Nip19;
 import java.io.PrintStream;
@@ -189,7 +191,8 @@ public final class Main {
 
     /**
      * Reports a failure in one line and picks the exit code. Unexpected failures also go to the log with their stack
-     * trace; expected ones (bad configuration, a newer schema, a locked data directory, a database that does not
+     * trace; expected ones (bad configuration, a newer schema, a locked data directory, a file or key file another
+     * user could change or read, or one that holds no key, a database that does not
      * exist or does not answer, an HTTP port already taken) only in one line, since their message says what to do.
      */
     private int fail(String command, Throwable failure) {
@@ -204,7 +207,8 @@ public final class Main {
             }
         }
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof DataDirectoryLockedException
+            if (cause instanceof DataDirectoryLockedException || cause instanceof UnsafeFileException
+                    || cause instanceof KeyFileException
                     || cause instanceof SQLException sql && OPERATOR_SQL_STATES.contains(sql.getSQLState())) {
                 err.println(command + " failed: " + cause.getMessage());
                 return EXIT_FAILED;

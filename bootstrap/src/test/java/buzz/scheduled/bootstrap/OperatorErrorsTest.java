@@ -104,6 +104,19 @@ class OperatorErrorsTest {
     }
 
     @Test
+    void migrate_dataDirectoryWritableByItsGroup_failsInOneLineNamingTheChmodWithoutAStackTrace() throws Exception {
+        Files.setPosixFilePermissions(dataDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwx---"));
+
+        int code = migrate(Map.of("BUZZ_DATA_DIR", dataDir.toString()));
+
+        assertThat(code).isEqualTo(Main.EXIT_FAILED);
+        assertThat(stderr()).startsWith("migrate failed: BUZZ_DATA_DIR ").contains("chmod go-w")
+                .doesNotContain("\tat ").hasLineCount(1);
+        assertThat(logged.list).noneMatch(event -> event.getThrowableProxy() != null);
+        assertThat(Files.exists(dataDir.resolve("pgdata"))).isFalse();
+    }
+
+    @Test
     void migrate_invalidLogLevel_stopsNamingTheVariable() {
         int code = migrate(Map.of("BUZZ_LOG_LEVEL", "chatty", "BUZZ_DATA_DIR", dataDir.toString()));
 

@@ -72,13 +72,13 @@ final class PrivateFiles {
      * link (whose own mode means nothing), neither its group nor other users may write to it.
      *
      * @param what what the path is, for the message
-     * @throws IllegalStateException naming the path and what to do
+     * @throws UnsafeFileException naming the path and what to do
      */
     static void requireNotWritableByOthers(Path path, String what) throws IOException {
         long owner = ownerUid(path);
         long self = currentUid();
         if (owner != self) {
-            throw new IllegalStateException(what + " " + path + " is owned by uid " + owner + ", not by uid " + self
+            throw new UnsafeFileException(what + " " + path + " is owned by uid " + owner + ", not by uid " + self
                     + " that runs the sidecar; another user could have changed it. Remove it (or chown it to uid "
                     + self + " if you know it is sound) and start again");
         }
@@ -87,7 +87,7 @@ final class PrivateFiles {
         }
         Set<PosixFilePermission> mode = Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS);
         if (mode.stream().anyMatch(WRITE_BY_OTHERS::contains)) {
-            throw new IllegalStateException(what + " " + path + " is writable by its group or by other users (mode "
+            throw new UnsafeFileException(what + " " + path + " is writable by its group or by other users (mode "
                     + PosixFilePermissions.toString(mode) + "), so another user could change it; run 'chmod go-w "
                     + path + "' (and check nothing was changed) or remove it, then start again");
         }
@@ -96,13 +96,13 @@ final class PrivateFiles {
     /**
      * Refuses a secret file unless this process's user owns it and its group and other users have no access.
      *
-     * @throws IllegalStateException naming the file and the chmod to run
+     * @throws UnsafeFileException naming the file and the chmod to run
      */
     static void requireSecret(Path file) throws IOException {
         requireNotWritableByOthers(file, "the secret file");
         Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
         if (mode.stream().anyMatch(ANY_BY_OTHERS::contains)) {
-            throw new IllegalStateException("the secret file " + file + " is readable by its group or by other users"
+            throw new UnsafeFileException("the secret file " + file + " is readable by its group or by other users"
                     + " (mode " + PosixFilePermissions.toString(mode) + "); run 'chmod 600 " + file + "' and, since"
                     + " others could have read it, delete it to have new passwords made, then start again");
         }

@@ -40,7 +40,7 @@ public final class SecretKeyFile {
      * Writes a newly generated key to {@code file} (mode 0600, parent directories created) — the {@code keygen}
      * command; print {@code key.publicKey()} for the operator.
      *
-     * @throws IllegalStateException when {@code file} already exists (an existing key is never replaced)
+     * @throws KeyFileException when {@code file} already exists (an existing key is never replaced)
      * @throws UncheckedIOException  when the file cannot be written
      */
     public static SecretKey create(Path file, SecureRandom random) {
@@ -52,7 +52,7 @@ public final class SecretKeyFile {
     /**
      * Writes {@code key} to a new file {@code file} with mode 0600.
      *
-     * @throws IllegalStateException when {@code file} already exists
+     * @throws KeyFileException when {@code file} already exists
      * @throws UncheckedIOException  when the file cannot be written
      */
     public static void write(Path file, SecretKey key) {
@@ -78,7 +78,7 @@ public final class SecretKeyFile {
                 channel.force(true);
             }
         } catch (FileAlreadyExistsException e) {
-            throw new IllegalStateException("key file " + file + " already exists; refusing to replace a key", e);
+            throw new KeyFileException("key file " + file + " already exists; refusing to replace a key", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write key file " + file + ": " + e.getMessage(), e);
         }
@@ -87,16 +87,17 @@ public final class SecretKeyFile {
     /**
      * Reads the key from {@code file}.
      *
-     * @throws IllegalStateException when the file is missing, other users may access it, or it does not hold one
+     * @throws KeyFileException when the file is missing, other users may access it, or it does not hold one
      *                               well-formed key
      * @throws UncheckedIOException  when the file cannot be read
      */
     public static SecretKey read(Path file) {
         try {
             if (Files.getFileStore(file).supportsFileAttributeView(PosixFileAttributeView.class)) {
+                requireDirectoryNotWritableByOthers(file);
                 Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
                 if (permissions.stream().anyMatch(OTHERS::contains)) {
-                    throw new IllegalStateException("key file " + file + " is accessible to its group or other users (mode "
+                    throw new KeyFileException("key file " + file + " is accessible to its group or other users (mode "
                             + PosixFilePermissions.toString(permissions) + "); run: chmod 600 " + file);
                 }
             }
@@ -109,17 +110,41 @@ public final class SecretKeyFile {
                         : text.chars().allMatch(c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))
                         ? "the value is out of range for secp256k1"
                         : "it holds characters other than lowercase hex";
-                throw new IllegalStateException("key file " + file + " does not hold a key: " + detail
+                throw new KeyFileException("key file " + file + " does not hold a key: " + detail
                         + " (expected one line of 64 lowercase hex characters)");
             }
         } catch (CharacterCodingException e) {
-            throw new IllegalStateException("key file " + file + " does not hold a key: it is not ASCII text"
+            throw new KeyFileException("key file " + file + " does not hold a key: it is not ASCII text"
                     + " (expected one line of 64 lowercase hex characters)");
         } catch (NoSuchFileException e) {
-            throw new IllegalStateException("key file " + file + " does not exist; create it with keygen", e);
+            throw new KeyFileException("key file " + file + " does not exist; create it with keygen", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read key file " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Refuses a key file whose directory another user may write to without the sticky bit (so they could rename
+     * the key away and put their own in its place, and the sidecar would authenticate with a key they know).
+     */
+    private static void requireDirectoryNotWritableByOthers(Path file) throws IOException {
+        Path directory = file.toAbsolutePath().getParent();
+        if (directory == null) {
+            return;
+        }
+        Set<PosixFilePermission> mode = Files.getPosixFilePermissions(directory);
+        boolean writable = mode.contains(PosixFilePermission.GROUP_WRITE)
+                || mode.contains(PosixFilePermission.OTHERS_WRITE);
+        if (writable && !sticky(directory)) {
+            throw new KeyFileException("key file " + file + " is in " + directory + ", which its group or other users"
+                    + " may write to (mode " + PosixFilePermissions.toString(mode) + "), so they could replace the key;"
+                    + " run: chmod go-w " + directory + " (or move the key to a directory only you can write)");
+        }
+    }
+
+    private static boolean sticky(Path directory) throws IOException {
+        Object mode = Files.getAttribute(directory, "unix:mode");
+        return mode instanceof Integer bits && (bits & 01000) != 0;
     }
 
     /** Reads {@code file}, or creates it with a new key when it does not exist yet (first {@code serve}). */

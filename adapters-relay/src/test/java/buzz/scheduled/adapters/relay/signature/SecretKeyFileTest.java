@@ -52,6 +52,30 @@ class SecretKeyFileTest {
     }
 
     @Test
+    void read_fileInAGroupWritableDirectory_refusesSinceTheKeyCouldBeSwapped() throws IOException {
+        Path keys = Files.createDirectory(dir.resolve("keys"));
+        Path file = keys.resolve("sidecar.key");
+        SecretKeyFile.write(file, new SecretKey(ALICE));
+        Files.setPosixFilePermissions(keys, PosixFilePermissions.fromString("rwxrwx---"));
+
+        assertThatThrownBy(() -> SecretKeyFile.read(file))
+                .isInstanceOf(KeyFileException.class)
+                .hasMessage("key file " + file + " is in " + keys + ", which its group or other users may write to"
+                        + " (mode rwxrwx---), so they could replace the key; run: chmod go-w " + keys
+                        + " (or move the key to a directory only you can write)");
+    }
+
+    @Test
+    void read_fileInAStickyWorldWritableDirectory_accepts() throws IOException {
+        Path shared = Files.createDirectory(dir.resolve("shared"));
+        Path file = shared.resolve("sidecar.key");
+        SecretKeyFile.write(file, new SecretKey(ALICE));
+        Files.setAttribute(shared, "unix:mode", 01777); // like /tmp: others cannot rename or remove our file
+
+        assertThat(SecretKeyFile.read(file)).isEqualTo(new SecretKey(ALICE));
+    }
+
+    @Test
     void read_groupReadableFile_refusesNamingTheModeToSet() throws IOException {
         Path file = dir.resolve("sidecar.key");
         SecretKeyFile.write(file, new SecretKey(ALICE));
