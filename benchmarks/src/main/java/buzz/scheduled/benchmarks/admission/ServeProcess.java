@@ -32,7 +32,8 @@ import java.util.stream.Stream;
  * also stops its embedded database), waits, and removes the data directory it made.
  */
 public final class ServeProcess implements AutoCloseable {
-    private static final Duration START_WAIT = Duration.ofSeconds(120);
+    /** Long enough for four JVMs starting side by side on a busy two-core machine. */
+    private static final Duration START_WAIT = Duration.ofMinutes(5);
     private static final Duration STOP_WAIT = Duration.ofSeconds(60);
 
     private final Process process;
@@ -49,13 +50,13 @@ public final class ServeProcess implements AutoCloseable {
 
     /**
      * Starts {@code serve} on a free loopback port with scheduled messages on and {@code PUBLIC_BASE_URL} set to that
-     * address, then waits until {@code /readyz} answers 200.
+     * address, then waits until {@code /readyz} answers 200 (at most five minutes).
      *
      * @param jar         the operator's jar to run, or empty for this class path's {@link Main}
      * @param environment further variables (limits, {@code RELAY_URL}, {@code DATABASE_URL}...); without
      *                    {@code DATABASE_URL} the sidecar runs its embedded PostgreSQL under a fresh directory
      * @param jvmOptions  options for the child JVM (e.g. a JFR recording), before the class or jar
-     * @throws IllegalStateException when it exits or is not ready within two minutes (with its log's tail)
+     * @throws IllegalStateException when it exits or is not ready in time (with its log's tail)
      */
     public static ServeProcess start(Optional<Path> jar, Map<String, String> environment, List<String> jvmOptions) {
         Path work;
