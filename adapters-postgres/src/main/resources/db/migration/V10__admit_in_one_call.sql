@@ -1,4 +1,4 @@
--- A create's admission as one call (docs/benchmarks.md, "Admission through serve"): the owner lock, the
+-- A create's admission as one call (docs/benchmarks.md, "Admission through `serve`"): the owner lock, the
 -- idempotency-key lookup, the channel lock, the tombstone, the pending and channel-window limits and the three
 -- inserts run inside the database, so a create is one statement and one round trip instead of eleven. Each
 -- statement of a VOLATILE plpgsql function takes a fresh snapshot under READ COMMITTED, so the counts read after

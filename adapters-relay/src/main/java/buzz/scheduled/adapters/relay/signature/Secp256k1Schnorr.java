@@ -10,9 +10,9 @@ import java.util.HexFormat;
  * 64-bit limbs in reused arrays (no allocation per field operation), points are Jacobian, and {@code s·G − e·P} is
  * one joint double-and-add (Straus) over width-w NAFs of four half-length scalars: s is split at bit 128 (odd
  * multiples of G and of 2^128·G up to 127× are computed once per JVM, window 8) and e by the GLV endomorphism
- * λ·(x, y) = (β·x, y) (odd multiples of P up to 15·P per call, Jacobian, window 5), so 128 doublings serve all four. Every admission
- * verifies two signatures (the NIP-98 header and the event), and BouncyCastle's verifier allocated about half of
- * the sidecar's garbage doing it (docs/benchmarks.md, "Admission through serve").
+ * λ·(x, y) = (β·x, y) (odd multiples of P up to 15·P per call, Jacobian, window 5), so 128 doublings serve all four.
+ * Every admission verifies two signatures (the NIP-98 header and the event), and BouncyCastle's verifier allocated
+ * about half of the sidecar's garbage doing it (docs/benchmarks.md, "Admission through `serve`").
  *
  * <p>Checked against every row of the BIP-340 test vectors and differentially against BouncyCastle's
  * {@code BIP340Signer} on random keys, messages and signatures ({@code Secp256k1SchnorrTest}). Not constant time:
