@@ -23,7 +23,7 @@ import java.util.concurrent.TimeoutException;
  * relay's challenge and asks once more. A relay that cannot be reached, ends the link, or does not answer within the
  * timeout ends the exchange with the reason; nothing is retried here (the caller decides).
  */
-public final class RelayExchange {
+public final class RelayExchange implements AutoCloseable {
     /** Most events one query keeps. */
     public static final int MAX_QUERY_EVENTS = 50;
     private static final String QUERY_ID = "buzz-query";
@@ -32,6 +32,21 @@ public final class RelayExchange {
     private final ScheduledExecutorService timer;
     private final Optional<AuthEventSigner> authSigner;
     private final WallClock clock;
+    private final boolean ownsTimer;
+
+    /**
+     * An exchange with its own HTTP client (HTTP/1.1: an HTTP/2 upgrade offer would look like a failed WebSocket
+     * upgrade) and timer thread, which {@link #close()} stops.
+     */
+    public static RelayExchange create(Optional<AuthEventSigner> authSigner, WallClock clock) {
+        ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "relay-exchange-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        return new RelayExchange(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(RelaySettings.DEFAULT_CONNECT_TIMEOUT).build(), timer, authSigner, clock, true);
+    }
 
     /**
      * @param http       makes the WebSockets
@@ -41,6 +56,11 @@ public final class RelayExchange {
      */
     public RelayExchange(HttpClient http, ScheduledExecutorService timer, Optional<AuthEventSigner> authSigner,
                          WallClock clock) {
+        this(http, timer, authSigner, clock, false);
+    }
+
+    private RelayExchange(HttpClient http, ScheduledExecutorService timer, Optional<AuthEventSigner> authSigner,
+                          WallClock clock, boolean ownsTimer) {
         if (http == null || timer == null || authSigner == null || clock == null) {
             throw new IllegalArgumentException("a relay exchange needs an HTTP client, a timer, an AUTH option and a"
                     + " clock");
@@ -49,6 +69,15 @@ public final class RelayExchange {
         this.timer = timer;
         this.authSigner = authSigner;
         this.clock = clock;
+        this.ownsTimer = ownsTimer;
+    }
+
+    /** Stops the timer when this exchange made it ({@link #create}); exchanges under way end unanswered. */
+    @Override
+    public void close() {
+        if (ownsTimer) {
+            timer.shutdownNow();
+        }
     }
 
     /** Publishes {@code event} to the relay of {@code settings} and waits up to {@code timeout} for its {@code OK}. */
