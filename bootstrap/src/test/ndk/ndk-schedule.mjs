@@ -50,7 +50,11 @@ async function schedule() {
       },
     });
   } catch (rejected) {
-    print({ event_id: event.id, error: typeof rejected === 'string' ? rejected : String(rejected?.message ?? rejected) });
+    // dvmSchedule rejects an "error" feedback with statusTag?.[2] of getMatchingTags("status") — a list of tags, so
+    // in NDK 3.0.3 it is the feedback event itself; its status tag holds the words.
+    const error = typeof rejected === 'string' ? rejected
+      : Array.isArray(rejected?.tags) ? tagValue(rejected.tags, 'status', 2) : String(rejected?.message ?? rejected);
+    print({ event_id: event.id, error, status: Array.isArray(rejected?.tags) ? tagValue(rejected.tags, 'status') : null });
   }
 }
 
