@@ -137,6 +137,11 @@ class Nip17NoticeProcessTest {
                     UTC.format(Instant.ofEpochSecond(due)), "access_denied", "no longer allowed to post")
                     .doesNotContain(daves).doesNotContain(carols);
             assertThat(unwrap(bob, bobsWraps).path("rumors")).hasSize(bobsWraps.size());
+            JsonNode attempts = bobClient.attempts(bobs).json();
+            String lastWords = attempts.get(attempts.size() - 1).path("relay_message").asText();
+            assertThat(lastWords).as(attempts.toString()).isNotBlank();
+            assertThat(rumor.path("content").asText()).as("the notice's words are the attempts' words")
+                    .contains("\"" + lastWords + "\"");
             JsonNode davesNotice = unwrap(dave, davesWraps);
             assertThat(davesNotice.path("rumors").get(0).path("content").asText()).contains(daves)
                     .doesNotContain(bobs);

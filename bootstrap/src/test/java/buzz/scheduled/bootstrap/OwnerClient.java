@@ -86,6 +86,11 @@ final class OwnerClient {
         return send("POST", "/v1/scheduled-messages/" + id + "/send-now", null);
     }
 
+    /** {@code GET /v1/scheduled-messages/{id}/attempts}. */
+    Reply attempts(String id) throws IOException, InterruptedException {
+        return send("GET", "/v1/scheduled-messages/" + id + "/attempts", null);
+    }
+
     /** {@code GET /v1/owner/settings}. */
     Reply settings() throws IOException, InterruptedException {
         return send("GET", "/v1/owner/settings", null);

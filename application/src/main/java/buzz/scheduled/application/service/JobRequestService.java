@@ -215,7 +215,7 @@ public final class JobRequestService implements JobRequestUseCase, AnswerFinishe
                         "request " + request.requestId() + " finished neither published, failed nor cancelled"));
                 delivery = answers.feedback(job, JobAnswers.Status.ERROR, reason.wireName() + ": "
                         + NoticeText.why(reason) + finished.relayWords().filter(words -> !words.isBlank())
-                        .map(words -> " (the relay said: \"" + words + "\")").orElse(""),
+                        .map(words -> " (last attempt: \"" + words + "\")").orElse(""),
                         request.message().map(ScheduleId::toString));
             }
             if (delivery instanceof NostrDelivery.Delivered) {

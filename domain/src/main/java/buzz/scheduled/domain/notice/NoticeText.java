@@ -69,7 +69,7 @@ public final class NoticeText {
             case MessageOutcome.Result.Failed failed -> "not sent: " + why(failed.reason()) + " ("
                     + failed.reason().wireName() + ", " + UTC.format(outcome.finishedAt()) + ")."
                     + failed.relayWords().filter(words -> !words.isBlank())
-                    .map(words -> " The relay said: \"" + cut(words) + "\".").orElse("") + "\n";
+                    .map(words -> " Details from the last attempt: \"" + cut(words) + "\".").orElse("") + "\n";
         };
     }
 
