@@ -45,9 +45,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The kind-5905 front door's relay side (docs/nostr.md): follows the sidecar's relay on a {@link RelayConnection} of
  * its own with one subscription, {@code buzz-dvm}: kind-5905 requests whose {@code p} tag is the sidecar's key, and
- * kind-5 deletions tagged {@code ["k", "5905"]} (NIP-09; NDK adds that tag), both {@code since} the start of the
- * process and, after a reconnect, since a minute before the link was last heard (the catch-up: what was handled
- * before is recognised by request id and not handled again). Each event's id and BIP-340 signature is checked; a
+ * kind-5 deletions tagged {@code ["k", "5905"]} (NIP-09; NDK adds that tag), both {@code since} a minute before the
+ * start of the process (a client whose clock is a little behind still reaches it) and, after a reconnect, since a
+ * minute before the link was last heard (the catch-up: what was handled before is recognised by request id and not
+ * handled again). Each event's id and BIP-340 signature is checked; a
  * request's job tags are read from its {@code tags}, or, with an {@code ["encrypted"]} tag, from its content decrypted
  * with NIP-44 v2 (or NIP-04, told apart by its {@code ?iv=}); then {@link JobRequestUseCase} admits it. On the first
  * link the sidecar's NIP-89 handler announcement (kind 31990, {@code ["k", "5905"]}) is published.
@@ -70,7 +71,10 @@ public final class DvmFeed implements AutoCloseable {
     public static final int HANDLER_KIND = 31990;
     /** The NIP-89 announcement's {@code d} tag. */
     public static final String HANDLER_ID = "buzz-scheduled-delivery";
-    /** How far back a reconnect's catch-up reaches before the last moment the link was heard. */
+    /**
+     * How far back the subscription reaches before the start, and a reconnect's catch-up before the last moment the
+     * link was heard: relays filter {@code since} on the client's {@code created_at}, which may lag behind.
+     */
     static final Duration CATCH_UP_SLACK = Duration.ofSeconds(60);
     private static final Duration ANNOUNCE_TIMEOUT = Duration.ofSeconds(10);
     private static final int RECENT_IDS = 4096;
@@ -156,7 +160,7 @@ public final class DvmFeed implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("the DVM feed is closed");
             }
-            since = now;
+            since = now - CATCH_UP_SLACK.toSeconds();
             lastHeard = now;
         }
         timer.execute(relay::connect);
