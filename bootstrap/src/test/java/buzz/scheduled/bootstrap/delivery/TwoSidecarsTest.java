@@ -112,9 +112,10 @@ class TwoSidecarsTest {
                     .collect(Collectors.groupingBy(send -> send.eventId().hex()));
             assertThat(perEvent).hasSize(MESSAGES);
             // One frame per event, published, no relay duplicate: no message was claimed by both. The one allowed
-            // exception is the at-least-once resend: a frame whose connection was lost before the relay answered
-            // (an unknown outcome, answered transient) is sent again, by either node, after its retry time; the
-            // relay then keeps one event.
+            // exception is the at-least-once resend: a frame whose connection was lost before the relay answered, or
+            // that the relay answered neither within the publish timeout nor when asked for it (an unknown outcome,
+            // answered transient; seen when the Node relay fell minutes behind on a loaded machine), is sent again,
+            // by either node, after its retry time; the relay then keeps one event.
             long resent = perEvent.values().stream().filter(frames -> frames.size() > 1).count();
             System.out.printf("F11: %d events sent again after their connection was lost before the answer%n", resent);
             assertThat(perEvent.entrySet()).allSatisfy(entry -> {
@@ -125,7 +126,8 @@ class TwoSidecarsTest {
                         .isInstanceOf(PublishResult.Published.class);
                 assertThat(frames.subList(0, frames.size() - 1)).as("earlier frames of %s", entry.getKey())
                         .allSatisfy(earlier -> assertThat(earlier.result()).isInstanceOfSatisfying(
-                                PublishResult.Transient.class, lost -> assertThat(lost.reason()).startsWith("dropped")));
+                                PublishResult.Transient.class, lost -> assertThat(lost.reason())
+                                        .matches("(dropped|timeout): .*")));
                 if (frames.size() == 1) {
                     assertThat(last.duplicate()).as("a relay duplicate of %s, sent once", entry.getKey()).isFalse();
                 }
