@@ -53,14 +53,15 @@ public final class PostgresAdminMessageQueries implements AdminMessageQueries {
             where = where.and(DSL.row(m.DUE_AT, m.ID).gt(after.dueAt(), after.id().value()));
         }
         List<AdminMessage> items = new ArrayList<>();
-        var rows = dsl.select(m.ID, m.OWNER, m.CHANNEL, m.REVISION, m.STATE, m.REASON, m.EVENT_ID, m.DUE_AT,
-                        m.ATTEMPTS, m.CREATED_AT, m.UPDATED_AT, m.FINISHED_AT, m.LAST_ERROR,
+        Condition matching = where;
+        var rows = SessionFaults.retriedOnce(() -> dsl.select(m.ID, m.OWNER, m.CHANNEL, m.REVISION, m.STATE, m.REASON,
+                        m.EVENT_ID, m.DUE_AT, m.ATTEMPTS, m.CREATED_AT, m.UPDATED_AT, m.FINISHED_AT, m.LAST_ERROR,
                         m.EVENT_JSON.isNull().as("purged"))
                 .from(m)
-                .where(where)
+                .where(matching)
                 .orderBy(m.DUE_AT, m.ID)
                 .limit(query.limit() + 1)
-                .fetch();
+                .fetch());
         for (Record row : rows) {
             items.add(new AdminMessage(new ScheduleId(row.get(m.ID)), new PublicKey(row.get(m.OWNER)),
                     new Channel(row.get(m.CHANNEL)), row.get(m.REVISION), row.get(m.STATE),

@@ -65,7 +65,8 @@ import org.jooq.impl.DSL;
  * create ({@link MessageAdmission}) and its compare-and-set changes ({@link OwnerMessageChanges}). Every write is one
  * short transaction and a compare-and-set whose
  * row count is checked; every "is it due / has the lease expired" decision is {@code now()} inside the
- * statement that acts on it. No connection is held between calls. The dispatcher's statements are in
+ * statement that acts on it. No connection is held between calls; a call that meets an ended or read-only pooled
+ * session runs once more on a new one ({@link SessionFaults#retriedOnce}). The dispatcher's statements are in
  * {@link PostgresDeliveryStore}.
  */
 public final class PostgresScheduleStore implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {
@@ -90,13 +91,13 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
      * clock through their own ports ({@code StoreClock}, {@code DeliveryStore.now()}).
      */
     public Instant now() {
-        return dsl.select(NOW).fetchSingle().value1();
+        return SessionFaults.retriedOnce(() -> dsl.select(NOW).fetchSingle().value1());
     }
 
     @Override
     public CreateResult create(ScheduledMessage message, IdempotencyKey key,
                                CreateLimits limits) {
-        return dsl.transactionResult(configuration -> {
+        return SessionFaults.retriedOnce(() -> dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
             String owner = message.owner().hex();
             // One create at a time per owner (idempotency key and pending count) and per channel (window count):
@@ -148,7 +149,7 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
                     .set(IDEMPOTENCY_KEY.CREATED_AT, message.createdAt())
                     .execute();
             return new CreateResult.Created(message);
-        });
+        }));
     }
 
     /**
@@ -183,7 +184,7 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
 
     @Override
     public Optional<ScheduledMessage> find(ScheduleId id) {
-        return find(dsl, id);
+        return SessionFaults.retriedOnce(() -> find(dsl, id));
     }
 
     private static Optional<ScheduledMessage> find(DSLContext ctx, ScheduleId id) {
@@ -192,6 +193,10 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
 
     @Override
     public Page list(ListQuery query) {
+        return SessionFaults.retriedOnce(() -> listPage(query));
+    }
+
+    private Page listPage(ListQuery query) {
         Condition where = M.OWNER.eq(query.owner().hex()).and(M.STATE.in(query.states()));
         if (query.channel().isPresent()) {
             where = where.and(M.CHANNEL.eq(query.channel().get().value()));
@@ -227,6 +232,10 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
     @Override
     public boolean replace(ScheduledMessage expected,
                            ScheduledMessage next) {
+        return SessionFaults.retriedOnce(() -> replaceRow(expected, next));
+    }
+
+    private boolean replaceRow(ScheduledMessage expected, ScheduledMessage next) {
         if (!expected.id().equals(next.id())) {
             throw new IllegalArgumentException("replace must keep the id: " + expected.id() + " vs " + next.id());
         }
@@ -262,7 +271,7 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
         if (!expected.id().equals(next.id())) {
             throw new IllegalArgumentException("replace must keep the id: " + expected.id() + " vs " + next.id());
         }
-        return dsl.transactionResult(configuration -> {
+        return SessionFaults.retriedOnce(() -> dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
             String channel = next.channel().value();
             // The lock creates and channel deletions take: a deletion either sees this revision (and fails it) or
@@ -298,7 +307,7 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
                         .execute();
             }
             return new ReviseResult.Replaced();
-        });
+        }));
     }
 
     /** The conditional UPDATE on (id, state, revision, token) with its row-count check. */
@@ -332,7 +341,8 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
 
     @Override
     public boolean channelDeleted(Channel channel) {
-        return dsl.fetchExists(CHANNEL_TOMBSTONE, CHANNEL_TOMBSTONE.CHANNEL.eq(channel.value()));
+        return SessionFaults.retriedOnce(() -> dsl.fetchExists(CHANNEL_TOMBSTONE,
+                CHANNEL_TOMBSTONE.CHANNEL.eq(channel.value())));
     }
 
     private static void insertRevision(DSLContext tx, ScheduledMessage message) {
