@@ -15,7 +15,6 @@ import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ReplayStore;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.StoreClock;
-import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.DeliverySettings;
@@ -46,10 +45,16 @@ public final class ApplicationModule extends AbstractModule {
                 relayLimits, writes);
     }
 
+    /**
+     * NIP-98's 60 s window is judged on the store's clock (this host's clock corrected by the database watch), like
+     * every other time decision: a node whose clock is off does not refuse clients on true time
+     * (docs/failure-scenarios.md F31).
+     */
     @Provides
     @Singleton
-    AuthenticateRequestUseCase authentication(EventSignatures signatures, WallClock clock, ReplayStore replays) {
-        return new AuthenticateRequestService(signatures, clock, AuthenticateRequestService.DEFAULT_WINDOW, replays);
+    AuthenticateRequestUseCase authentication(EventSignatures signatures, StoreClock clock, ReplayStore replays) {
+        return new AuthenticateRequestService(signatures, clock::now, AuthenticateRequestService.DEFAULT_WINDOW,
+                replays);
     }
 
     /**
