@@ -75,7 +75,8 @@ class ClockSkewTest {
             // The client is on true time, as a client app's clock is; the sidecar's host is the one that is off.
             OwnerClient owner = new OwnerClient(httpPort);
             warmUp(owner);
-            OwnerClient.Reply byHostClock = new OwnerClient(httpPort, offset).get(java.util.UUID.randomUUID().toString());
+            OwnerClient.Reply byHostClock = new OwnerClient(httpPort, offset).get(
+                    java.util.UUID.randomUUID().toString());
             assertThat(byHostClock.status()).as("a header dated by the sidecar host's wrong clock").isEqualTo(401);
             assertThat(byHostClock.json().get("message").asText()).contains("the server clock");
 

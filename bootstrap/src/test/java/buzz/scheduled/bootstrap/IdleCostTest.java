@@ -25,9 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * docs/failure-scenarios.md F32 and docs/benchmarks.md "Idle cost": an idle {@code serve} (its own JVM, nothing
  * scheduled) on a cluster this test owns, which logs every statement ({@code log_statement = all}), with
- * {@code /readyz} asked every second as a Kubernetes probe would. Readiness answers from the database watch and costs no
- * statement; the watch's own check is spared whenever a statement of delivery's answered, and the lease reaper runs in
- * the watch's check slots, so the node issues at most one statement a second in all. Counted: statements with text
+ * {@code /readyz} asked every second as a Kubernetes probe would. Readiness answers from the database watch and costs
+ * no statement; the watch's own check is spared whenever a statement of delivery's answered, and the lease reaper runs
+ * in the watch's check slots, so the node issues at most one statement a second in all. Counted: statements with text
  * (the empty queries connection validation sends are left out, as {@code pg_stat_statements} leaves them out).
  */
 class IdleCostTest {
@@ -50,8 +50,9 @@ class IdleCostTest {
         Path clusterDir = work.resolve("cluster");
         try (EmbeddedDatabase cluster = EmbeddedDatabase.start(clusterDir, Duration.ofSeconds(60),
                 Duration.ofSeconds(20))) {
-            ServeProcesses.execute(EmbeddedSuperuser.jdbcUrl(clusterDir, cluster, "postgres"), "ALTER SYSTEM SET log_statement = 'all'",
-                    "ALTER SYSTEM SET log_line_prefix = '%m [%a] '", "SELECT pg_reload_conf()");
+            ServeProcesses.execute(EmbeddedSuperuser.jdbcUrl(clusterDir, cluster, "postgres"),
+                    "ALTER SYSTEM SET log_statement = 'all'", "ALTER SYSTEM SET log_line_prefix = '%m [%a] '",
+                    "SELECT pg_reload_conf()");
             int httpPort = ServeProcesses.freePort();
             Path log = work.resolve("serve.log");
             Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(),

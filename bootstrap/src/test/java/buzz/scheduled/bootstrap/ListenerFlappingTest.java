@@ -45,7 +45,8 @@ class ListenerFlappingTest {
         String previous = listenerSession();
         for (int drop = 1; drop <= DROPS; drop++) {
             String ended = previous;
-            assertThat(db.terminateSessions("buzz-due-listener")).as("drop " + drop).isEqualTo(1);
+            // At least its session; a test notification's sender under way may go with it (a failed attempt).
+            assertThat(db.terminateSessions("buzz-due-listener")).as("drop " + drop).isPositive();
             Poll.until("the listener's new session after drop " + drop, Duration.ofSeconds(15),
                     () -> !listenerSession().isEmpty() && !listenerSession().equals(ended));
             previous = listenerSession();

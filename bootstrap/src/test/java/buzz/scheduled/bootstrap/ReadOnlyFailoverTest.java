@@ -165,7 +165,8 @@ class ReadOnlyFailoverTest {
                 }
                 live.await(1, Duration.ofSeconds(30));
                 long deliveredAfter = Duration.between(writableAt, live.arrivals().get(0).at()).toMillis();
-                Poll.until("ready again", Duration.ofSeconds(10), () -> TimedProbe.get(httpPort, "/readyz").status() == 200);
+                Poll.until("ready again", Duration.ofSeconds(10),
+                        () -> TimedProbe.get(httpPort, "/readyz").status() == 200);
 
                 readyzMillis.sort(null);
                 System.out.printf("F27 (%s): /readyz 503 %d ms after the database turned read-only; /readyz answers"

@@ -180,7 +180,8 @@ final class ServeProcesses implements AutoCloseable, AfterEachCallback {
 
     /** Runs {@code statements} in order over one connection to {@code jdbcUrl}. */
     static void execute(String jdbcUrl, String... statements) throws SQLException {
-        try (Connection connection = DriverManager.getConnection(jdbcUrl); Statement statement = connection.createStatement()) {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl);
+             Statement statement = connection.createStatement()) {
             for (String sql : statements) {
                 statement.execute(sql);
             }

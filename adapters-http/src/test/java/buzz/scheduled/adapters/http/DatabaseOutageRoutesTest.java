@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * The API during a database outage, as the database watch reports it: owner writes answer {@code 503} with
  * {@code Retry-After} at once (not after the pool's timeout) and store nothing, also while the database is read-only
  * (docs/failure-scenarios.md F27), and a write the store reports refused by a read-only database answers {@code 503},
- * never {@code 500}; {@code /healthz} fails only for a failure a restart must fix. The database gauges of {@code /metrics} are tested with the meters in bootstrap.
+ * never {@code 500}; {@code /healthz} fails only for a failure a restart must fix. The database gauges of
+ * {@code /metrics} are tested with the meters in bootstrap.
  */
 class DatabaseOutageRoutesTest {
 

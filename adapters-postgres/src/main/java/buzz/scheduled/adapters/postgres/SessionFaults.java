@@ -20,9 +20,9 @@ import org.slf4j.LoggerFactory;
  * when it started) is evicted, and so is every other session of the pool: such an event hits all of them at once (a
  * failover ends every backend; a read-only default stays with the sessions made while it held), and a request that
  * retried on another old session would meet the same fault. Sessions in use are closed when they come back.
- * {@link #retriedOnce} then runs a store's unit of work once more, on a session made after the eviction. A refused write
- * is also reported ({@link #whenReadOnly}), so the database watch checks at once whether the whole database turned
- * read-only.
+ * {@link #retriedOnce} then runs a store's unit of work once more, on a session made after the eviction. A refused
+ * write is also reported ({@link #whenReadOnly}), so the database watch checks at once whether the whole database
+ * turned read-only.
  *
  * <p>One line per eviction at INFO, at most one a second (the rest at DEBUG); HikariCP's own per-connection warning
  * with its stack trace is silenced in logback.xml.
