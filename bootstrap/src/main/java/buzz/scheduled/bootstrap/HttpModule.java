@@ -11,8 +11,10 @@ import buzz.scheduled.adapters.http.ReadinessCheck;
 import buzz.scheduled.adapters.http.ReadinessCheck.Readiness;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
+import buzz.scheduled.application.port.in.OwnerSettingsUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.out.RelayLimits;
+import buzz.scheduled.application.service.AttemptsService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.service.OperatorViewService;
@@ -79,13 +81,17 @@ public final class HttpModule extends AbstractModule {
     HttpApi httpApi(OwnerMessagesService owner, OperatorAccess operators, AuthenticateRequestUseCase authentication,
                     ReadinessCheck readiness, HttpSettings settings, SidecarConfig config,
                     PrometheusMeterRegistry registry, OperatorViewService view, SecretKey sidecarKey,
-                    DatabaseStatusUseCase database, RelayLimits relayLimits) {
+                    DatabaseStatusUseCase database, RelayLimits relayLimits, AttemptsService attempts,
+                    OwnerSettingsUseCase ownerSettings) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
                 .meters(registry, registry::scrape)
                 .cors(config.operations().cors())
                 .identity(ServerIdentity.of(Optional.of(sidecarKey.publicKey())))
                 .operatorView(view, view)
+                .deliveryHistory(attempts, attempts)
                 .reportDatabase(database)
-                .relayContentLimit(() -> relayLimits.current().maxContentLength());
+                .relayContentLimit(() -> relayLimits.current().maxContentLength())
+                .ownerSettings(ownerSettings)
+                .nostrFeatures(config.nostr().dvm(), config.nostr().notices());
     }
 }

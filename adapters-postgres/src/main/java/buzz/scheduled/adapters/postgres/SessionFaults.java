@@ -129,6 +129,14 @@ public final class SessionFaults implements SQLExceptionOverride {
         }
     }
 
+    /** {@link #retriedOnce(Supplier)} for a unit of work that answers nothing. */
+    public static void runRetriedOnce(Runnable work) {
+        retriedOnce(() -> {
+            work.run();
+            return Boolean.TRUE;
+        });
+    }
+
     /** The fault in {@code failure} or its causes (at most 16 deep), if it is one of a pooled session. */
     public static Optional<Fault> faultOf(Throwable failure) {
         Throwable current = failure;
