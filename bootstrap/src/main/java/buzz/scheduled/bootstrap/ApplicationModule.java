@@ -47,10 +47,16 @@ public final class ApplicationModule extends AbstractModule {
                 relayLimits, writes);
     }
 
+    /**
+     * NIP-98's 60 s window is judged on the store's clock (this host's clock corrected by the database watch), like
+     * every other time decision: a node whose clock is off does not refuse clients on true time
+     * (docs/failure-scenarios.md F31).
+     */
     @Provides
     @Singleton
-    AuthenticateRequestUseCase authentication(EventSignatures signatures, WallClock clock, ReplayStore replays) {
-        return new AuthenticateRequestService(signatures, clock, AuthenticateRequestService.DEFAULT_WINDOW, replays);
+    AuthenticateRequestUseCase authentication(EventSignatures signatures, StoreClock clock, ReplayStore replays) {
+        return new AuthenticateRequestService(signatures, clock::now, AuthenticateRequestService.DEFAULT_WINDOW,
+                replays);
     }
 
     /**

@@ -7,12 +7,14 @@ import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.DatabaseAvailability;
 import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
+import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.Dispatcher;
@@ -27,7 +29,8 @@ import java.time.Duration;
 
 /**
  * Binds delivery: the relay client (publishing, NIP-42 AUTH with the sidecar's key), the PostgreSQL
- * {@code LISTEN} wake-up signal and the dispatcher. The objects are made here but started and stopped by
+ * {@code LISTEN} wake-up signal and the dispatcher (which follows the database watch: no claims while the database
+ * takes no writes). The objects are made here but started and stopped by
  * {@link Sidecar}, which owns their lifecycle.
  */
 public final class DeliveryModule extends AbstractModule {
@@ -81,8 +84,9 @@ public final class DeliveryModule extends AbstractModule {
     @Provides
     @Singleton
     Dispatcher dispatcher(DeliveryStore store, RelayPublisher relay, AccessPolicy access, RelayLimits limits,
-                          PostgresDueWorkSignal signal, DeliveryObserver observer, DispatcherSettings settings) {
+                          PostgresDueWorkSignal signal, DeliveryObserver observer, DispatcherSettings settings,
+                          DatabaseAvailability database, StoreClock storeClock) {
         DueWorkSignal wakeUps = signal;
-        return new Dispatcher(store, relay, access, limits, wakeUps, observer, settings);
+        return new Dispatcher(store, relay, access, limits, wakeUps, observer, settings, database, storeClock);
     }
 }

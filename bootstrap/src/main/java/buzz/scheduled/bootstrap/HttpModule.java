@@ -48,16 +48,21 @@ public final class HttpModule extends AbstractModule {
     }
 
     /**
-     * Ready while the database watch's last check answered in time; answers from memory at once, so a probe with a
-     * short timeout never sees a timeout, even while the database hangs.
+     * Ready while the database watch's last check answered in time and found the database taking writes; answers
+     * from memory at once (no statement of its own), so a probe with a short timeout never sees a timeout, even
+     * while the database hangs.
      */
     @Provides
     @Singleton
     ReadinessCheck readiness(DatabaseStatusUseCase database) {
         return () -> {
             DatabaseStatusUseCase.DatabaseStatus status = database.databaseStatus();
-            return status.reachable() ? new Readiness.Ready()
-                    : new Readiness.NotReady("the database is unreachable: " + status.problem().orElse("no answer"));
+            String problem = status.problem().orElse("no answer");
+            return switch (status.health()) {
+                case UP -> new Readiness.Ready();
+                case READ_ONLY -> new Readiness.NotReady("the database takes no writes: " + problem);
+                case SLOW, DOWN -> new Readiness.NotReady("the database is unreachable: " + problem);
+            };
         };
     }
 

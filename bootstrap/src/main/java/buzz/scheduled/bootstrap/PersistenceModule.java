@@ -12,6 +12,7 @@ import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.out.AdminMessageQueries;
 import buzz.scheduled.application.port.out.AttemptHistory;
 import buzz.scheduled.application.port.out.ChannelAdministration;
+import buzz.scheduled.application.port.out.DatabaseAvailability;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
@@ -33,7 +34,8 @@ import javax.sql.DataSource;
  * admission, its changes: one jOOQ store), the
  * dispatcher's delivery store (plain JDBC), the channel administration (deletion, purges, retention pruning,
  * reservations), the operator view's reads (queue statistics, message metadata), and the database watch (a probe
- * on a connection of its own, through the pool's URL) as the store's clock and the database status.
+ * on a connection of its own, through the pool's URL) as the store's clock, the database status and delivery's view
+ * of the database's availability.
  */
 public final class PersistenceModule extends AbstractModule {
 
@@ -46,7 +48,7 @@ public final class PersistenceModule extends AbstractModule {
     @Provides
     @Singleton
     PostgresDatabaseProbe databaseProbe(DatabaseUrls urls) {
-        return PostgresDatabaseProbe.of(urls.pooled(), PROBE_TIMEOUT);
+        return PostgresDatabaseProbe.of(urls.pooled(), PROBE_TIMEOUT, !urls.separateDirect());
     }
 
     /** Started (first check, then the timer) and closed by {@link Sidecar}. */
@@ -65,6 +67,13 @@ public final class PersistenceModule extends AbstractModule {
     @Provides
     @Singleton
     DatabaseStatusUseCase databaseStatus(DatabaseWatch watch) {
+        return watch;
+    }
+
+    /** Delivery pauses claiming while the watch finds the database taking no writes, and saves the watch checks. */
+    @Provides
+    @Singleton
+    DatabaseAvailability databaseAvailability(DatabaseWatch watch) {
         return watch;
     }
 

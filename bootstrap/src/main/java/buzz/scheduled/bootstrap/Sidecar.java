@@ -89,7 +89,7 @@ public final class Sidecar implements AutoCloseable {
             SecretKey key = SidecarKeys.readOrCreate(config.relay().secretKeyFile());
             LOG.info("sidecar public key {} (from {})", key.publicKey().hex(), config.relay().secretKeyFile());
             injector = Guice.createInjector(Stage.PRODUCTION, modules(config, database, key));
-            startDatabaseWatch();
+            startDatabaseWatch(database);
             // Before admission and delivery: the first requests already see the relay's limits.
             own(injector.getInstance(Nip11RelayLimits.class)).start();
             registerMeters(config, database);
@@ -117,13 +117,16 @@ public final class Sidecar implements AutoCloseable {
 
     /**
      * Checks the database once (so admission has the clock skew and readiness a state before the first request), then
-     * every second on the watch's own thread; closed after the HTTP API, its probe connection after it.
+     * every second on the watch's own thread, and at once when a pooled session is refused a write; closed after the
+     * HTTP API, its probe connection after it.
      */
-    private void startDatabaseWatch() {
+    private void startDatabaseWatch(SidecarDatabase database) {
         own(injector.getInstance(PostgresDatabaseProbe.class));
         DatabaseWatch watch = own(injector.getInstance(DatabaseWatch.class));
         watch.check();
         watch.start();
+        // A pooled session refused a write: the watch looks at once whether the database has turned read-only.
+        database.sessionFaults().whenReadOnly(watch::recheck);
     }
 
     /**

@@ -30,8 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * faked) and the real Node relay. Every due-time decision must follow the database's clock: an event due in two
  * minutes is admitted and one due ten seconds ago refused, and a send-now is published at once, neither 300 s late nor
  * expired (the lateness limit is 60 s here, so a send-now dated 300 s in the past would expire). The skew is measured,
- * exposed as {@code buzz_clock_skew_seconds} and warned about once. The client dates its NIP-98 headers by the
- * sidecar's host clock, which NIP-98's 60 s window is checked against.
+ * exposed as {@code buzz_clock_skew_seconds} and warned about once. NIP-98's 60 s window is judged on the same
+ * corrected clock (docs/failure-scenarios.md F31): a client on true time is served, one whose headers are dated by the
+ * sidecar's host clock is refused {@code 401}.
  */
 class ClockSkewTest {
 
@@ -48,12 +49,14 @@ class ClockSkewTest {
     final ServeProcesses processes = new ServeProcesses();
 
     @Test
-    void hostClockFiveMinutesAhead_dueTimesFollowTheDatabaseClock_andTheSkewIsReportedAndWarned() throws Exception {
+    void f31_hostClockFiveMinutesAhead_dueTimesAndNip98FollowTheDatabaseClock_andTheSkewIsReportedAndWarned()
+            throws Exception {
         runWithHostClockOff(SKEW);
     }
 
     @Test
-    void hostClockFiveMinutesBehind_dueTimesFollowTheDatabaseClock_andTheSkewIsReportedAndWarned() throws Exception {
+    void f31_hostClockFiveMinutesBehind_dueTimesAndNip98FollowTheDatabaseClock_andTheSkewIsReportedAndWarned()
+            throws Exception {
         runWithHostClockOff(SKEW.negated());
     }
 
@@ -69,8 +72,13 @@ class ClockSkewTest {
                     "BUZZ_SCHEDULED_MESSAGES", "on", "RELAY_URL", relay.url().toString(),
                     "DATABASE_URL", db.postgresUrl(), "BUZZ_MAX_LATENESS_SECONDS", "60"), log);
             ServeProcesses.awaitHealthy(serve, httpPort, log);
-            OwnerClient owner = new OwnerClient(httpPort, offset);
+            // The client is on true time, as a client app's clock is; the sidecar's host is the one that is off.
+            OwnerClient owner = new OwnerClient(httpPort);
             warmUp(owner);
+            OwnerClient.Reply byHostClock = new OwnerClient(httpPort, offset).get(
+                    java.util.UUID.randomUUID().toString());
+            assertThat(byHostClock.status()).as("a header dated by the sidecar host's wrong clock").isEqualTo(401);
+            assertThat(byHostClock.json().get("message").asText()).contains("the server clock");
 
             double skew = skewSeconds(httpPort);
             assertThat(skew).as("buzz_clock_skew_seconds").isBetween(offset.toSeconds() - 2.0, offset.toSeconds() + 2.0);

@@ -117,7 +117,7 @@ final class OwnerClient {
         }
         HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         JsonNode json = response.body().isEmpty() ? null : JSON.readTree(response.body());
-        return new Reply(response.statusCode(), json, response.body());
+        return new Reply(response.statusCode(), json, response.body(), response.headers());
     }
 
     /**
@@ -149,7 +149,7 @@ final class OwnerClient {
         }
     }
 
-    /** A response: status, parsed JSON body (or null when empty) and the raw text. */
-    record Reply(int status, JsonNode json, String text) {
+    /** A response: status, parsed JSON body (or null when empty), the raw text and the headers. */
+    record Reply(int status, JsonNode json, String text, java.net.http.HttpHeaders headers) {
     }
 }

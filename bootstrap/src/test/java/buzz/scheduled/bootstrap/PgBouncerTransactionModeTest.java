@@ -2,6 +2,8 @@ package buzz.scheduled.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import buzz.scheduled.adapters.postgres.DatabaseUrl;
+import buzz.scheduled.adapters.postgres.SharedSessionCheck;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.testing.Poll;
@@ -27,7 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  * generated ini), {@code BUZZ_DIRECT_DATABASE_URL} straight to PostgreSQL, {@code serve} in its own JVM and the real
  * Node relay. It must start (migrations over the direct URL; no named prepared statements through the pooler), admit
  * concurrent creates from several owners and deliver each within the usual second of its due time, which only LISTEN on
- * the direct URL achieves (the backstop poll is 30 s).
+ * the direct URL achieves (the backstop poll is 30 s). Without a direct URL, or with one that goes through PgBouncer
+ * too, {@code serve} and {@code migrate} stop at once with exit code 2 and one line naming
+ * {@code BUZZ_DIRECT_DATABASE_URL} (F29), instead of failing deep in Flyway.
  */
 class PgBouncerTransactionModeTest {
 
@@ -64,6 +68,9 @@ class PgBouncerTransactionModeTest {
             for (int i = 0; i < OWNERS; i++) {
                 owners.add(new OwnerClient(httpPort));
             }
+            // A first create loads the admission path of a cold JVM, which can take seconds on a busy machine.
+            assertThat(owners.get(0).schedule(owners.get(0).message("bouncer-warm-up", "warm-up",
+                    Duration.ofHours(1))).status()).isEqualTo(201);
             Instant base = Instant.now().plusSeconds(4);
             Map<String, Instant> due = new LinkedHashMap<>();
             List<NostrEvent> events = new ArrayList<>();
@@ -138,21 +145,46 @@ class PgBouncerTransactionModeTest {
     }
 
     @Test
-    void serve_listenThroughPgBouncerWithoutADirectUrl_saysSoInsteadOfMissingWakeUpsSilently() throws Exception {
-        int httpPort = ServeProcesses.freePort();
-        Path log = work.resolve("serve.log");
+    void f29_serve_databaseUrlThroughPgBouncerWithoutADirectUrl_exits2InOneLineNamingTheDirectUrl() throws Exception {
         try (PgBouncer bouncer = PgBouncer.transactionMode(db.host(), db.port(), db.user(), db.password())) {
-            Process serve = processes.start(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(),
-                    "HTTP_PORT", Integer.toString(httpPort),
-                    "DATABASE_URL", bouncer.url(db.databaseName(), db.user()) + "?prepareThreshold=0"), log);
-            ServeProcesses.awaitHealthy(serve, httpPort, log);
+            ServeProcesses.Completed serve = processes.run(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(),
+                    "HTTP_PORT", Integer.toString(ServeProcesses.freePort()),
+                    "DATABASE_URL", bouncer.url(db.databaseName(), db.user())), List.of("serve"), "",
+                    Duration.ofSeconds(90));
 
-            Poll.until("the listener's warning", Duration.ofSeconds(20),
-                    () -> ServeProcesses.output(log).contains("did not hear its own test notification"));
-
-            String output = Files.readString(log);
-            assertThat(output).contains("BUZZ_DIRECT_DATABASE_URL")
-                    .doesNotContain("listening on buzz_scheduled_due for due work");
+            assertRefusedInOneLine(serve, "serve: invalid configuration: DATABASE_URL");
         }
+    }
+
+    @Test
+    void f29_migrate_directUrlThroughPgBouncerToo_exits2InOneLineNamingIt() throws Exception {
+        try (PgBouncer bouncer = PgBouncer.transactionMode(db.host(), db.port(), db.user(), db.password())) {
+            ServeProcesses.Completed migrate = processes.run(Map.of("BUZZ_DATA_DIR", work.resolve("var").toString(),
+                    "DATABASE_URL", bouncer.url(db.databaseName(), db.user()),
+                    "BUZZ_DIRECT_DATABASE_URL", bouncer.url(db.databaseName(), db.user())), List.of("migrate"), "",
+                    Duration.ofSeconds(90));
+
+            assertRefusedInOneLine(migrate, "migrate: invalid configuration: BUZZ_DIRECT_DATABASE_URL");
+        }
+    }
+
+    @Test
+    void sharedSession_directUrl_none_throughPgBouncerTransactionMode_found() throws Exception {
+        try (PgBouncer bouncer = PgBouncer.transactionMode(db.host(), db.port(), db.user(), db.password())) {
+            assertThat(SharedSessionCheck.sharedSession(DatabaseUrl.parse(db.postgresUrl()))).isEmpty();
+            assertThat(SharedSessionCheck.sharedSession(DatabaseUrl.parse(bouncer.url(db.databaseName(), db.user()))))
+                    .hasValueSatisfying(why -> assertThat(why).contains("one PostgreSQL session"));
+        }
+    }
+
+    /** Exit 2, and the reason in one line of standard error that names BUZZ_DIRECT_DATABASE_URL, no stack trace. */
+    private static void assertRefusedInOneLine(ServeProcesses.Completed run, String startsWith) {
+        List<String> naming = run.stderr().lines().filter(line -> line.contains("BUZZ_DIRECT_DATABASE_URL")).toList();
+        System.out.println("F29: exit " + run.exitCode() + ": " + naming);
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(naming).as(run.toString()).hasSize(1);
+        assertThat(naming.get(0)).startsWith(startsWith).contains("PgBouncer");
+        assertThat(run.stderr()).as("no stack trace").doesNotContain("\tat ").doesNotContain("Exception")
+                .doesNotContain(" ERROR ");
     }
 }

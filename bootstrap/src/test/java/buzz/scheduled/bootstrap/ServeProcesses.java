@@ -178,6 +178,16 @@ final class ServeProcesses implements AutoCloseable, AfterEachCallback {
         }
     }
 
+    /** Runs {@code statements} in order over one connection to {@code jdbcUrl}. */
+    static void execute(String jdbcUrl, String... statements) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl);
+             Statement statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+        }
+    }
+
     /** The first column of the first row of {@code sql}. */
     static String query(String jdbcUrl, String sql) throws SQLException {
         try (Connection connection = DriverManager.getConnection(jdbcUrl); Statement statement = connection.createStatement();

@@ -126,14 +126,15 @@ final class RequestAuthentication {
     }
 
     /**
-     * Why the database cannot serve a request now (its last check failed; read from memory, without waiting), or
-     * empty. A database that is only slow to answer its check is still tried.
+     * Why the database cannot serve a request now (its last check failed or found it read-only; read from memory,
+     * without waiting), or empty. A database that is only slow to answer its check is still tried.
      */
     private Optional<String> databaseDown() {
         return database.map(DatabaseStatusUseCase::databaseStatus)
-                .filter(status -> status.health() == DatabaseStatusUseCase.Health.DOWN)
-                .map(status -> "the database is unreachable (" + status.problem().orElse("no answer")
-                        + "); nothing was stored or changed, try again");
+                .filter(DatabaseStatusUseCase.DatabaseStatus::outage)
+                .map(status -> (status.health() == DatabaseStatusUseCase.Health.READ_ONLY
+                        ? "the database takes no writes (" : "the database is unreachable (")
+                        + status.problem().orElse("no answer") + "); nothing was stored or changed, try again");
     }
 
     private static Map<String, List<String>> queryParameters(Context ctx) {

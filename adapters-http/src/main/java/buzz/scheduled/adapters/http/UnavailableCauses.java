@@ -14,10 +14,13 @@ import java.util.function.Predicate;
  * Tells a dependency that cannot serve in time (answer {@code 503} with {@code Retry-After}) from a bug
  * (answer {@code 500}), by the exception's cause chain: timeouts, transient or recoverable SQL errors (HikariCP's
  * pool timeout is a {@link java.sql.SQLTransientConnectionException}), SQL states of class 08 (connection), 53
- * (insufficient resources) and 57P (operator intervention, e.g. shutdown), refused connections and rejected work.
+ * (insufficient resources) and 57P (operator intervention, e.g. shutdown), 25006 (a write refused by a read-only
+ * database: a standby after a failover; docs/failure-scenarios.md F27), refused connections and rejected work.
  */
 final class UnavailableCauses {
     private static final int MAX_CHAIN = 16;
+    /** SQLSTATE read_only_sql_transaction. */
+    private static final String READ_ONLY = "25006";
 
     private UnavailableCauses() {
     }
@@ -33,7 +36,8 @@ final class UnavailableCauses {
             }
             if (current instanceof SQLException sql && sql.getSQLState() != null) {
                 String state = sql.getSQLState();
-                if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P")) {
+                if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P")
+                        || READ_ONLY.equals(state)) {
                     return true;
                 }
             }

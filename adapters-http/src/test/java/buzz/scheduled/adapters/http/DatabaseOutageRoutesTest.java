@@ -14,8 +14,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The API during a database outage, as the database watch reports it: owner writes answer {@code 503} with
- * {@code Retry-After} at once (not after the pool's timeout) and store nothing, and {@code /healthz} fails only for a
- * failure a restart must fix. The database gauges of {@code /metrics} are tested with the meters in bootstrap.
+ * {@code Retry-After} at once (not after the pool's timeout) and store nothing, also while the database is read-only
+ * (docs/failure-scenarios.md F27), and a write the store reports refused by a read-only database answers {@code 503},
+ * never {@code 500}; {@code /healthz} fails only for a failure a restart must fix. The database gauges of
+ * {@code /metrics} are tested with the meters in bootstrap.
  */
 class DatabaseOutageRoutesTest {
 
@@ -23,6 +25,9 @@ class DatabaseOutageRoutesTest {
             Optional.of(Duration.ofMillis(-1_250)));
     private static final DatabaseStatus DOWN = new DatabaseStatus(Health.DOWN, Optional.of("Connection refused"),
             ApiFixture.START, Optional.of(Duration.ofSeconds(300)));
+    private static final DatabaseStatus READ_ONLY = new DatabaseStatus(Health.READ_ONLY,
+            Optional.of("the database refuses writes: it is a hot standby (pg_is_in_recovery())"), ApiFixture.START,
+            Optional.empty());
     private static final DatabaseStatus SLOW = new DatabaseStatus(Health.SLOW,
             Optional.of("the database has not answered for 1500 ms"), ApiFixture.START, Optional.empty());
 
@@ -49,6 +54,39 @@ class DatabaseOutageRoutesTest {
             assertThat(reply.header("Retry-After")).isEqualTo("2");
             assertThat(took).isLessThan(Duration.ofMillis(500));
             assertThat(api.store.size()).isZero();
+        }
+    }
+
+    @Test
+    void ownerWrite_databaseKnownReadOnly_answers503WithRetryAfterAtOnce_namingIt_andStoresNothing() {
+        try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
+                built -> built.reportDatabase(database))) {
+            status.set(READ_ONLY);
+
+            ApiFixture.Reply reply = api.call("POST", "/v1/scheduled-messages").as(ALICE)
+                    .body(envelope(api.message(ALICE, Duration.ofHours(1)))).send();
+
+            assertThat(reply.status()).as(reply.text()).isEqualTo(503);
+            assertThat(reply.error()).isEqualTo("unavailable");
+            assertThat(reply.json().get("message").asText()).contains("takes no writes").contains("hot standby")
+                    .contains("nothing was stored");
+            assertThat(reply.header("Retry-After")).isEqualTo("2");
+            assertThat(api.store.size()).isZero();
+        }
+    }
+
+    @Test
+    void ownerWrite_storeRefusedByAReadOnlyDatabaseBeforeTheWatchKnows_answers503WithRetryAfter_not500() {
+        try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
+                built -> built.reportDatabase(database))) {
+            api.faults.mode(FaultyScheduleStore.Mode.READ_ONLY);
+
+            ApiFixture.Reply reply = api.call("POST", "/v1/scheduled-messages").as(ALICE)
+                    .body(envelope(api.message(ALICE, Duration.ofHours(1)))).send();
+
+            assertThat(reply.status()).as(reply.text()).isEqualTo(503);
+            assertThat(reply.error()).isEqualTo("unavailable");
+            assertThat(reply.header("Retry-After")).isEqualTo("2");
         }
     }
 

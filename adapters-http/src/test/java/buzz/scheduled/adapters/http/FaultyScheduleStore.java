@@ -9,6 +9,7 @@ import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * ({@link Mode#POOL_TIMEOUT}) or hang like an unresponsive database ({@link Mode#HANG}, until {@link #release()}).
  */
 final class FaultyScheduleStore implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {
-    enum Mode { HEALTHY, POOL_TIMEOUT, HANG }
+    enum Mode { HEALTHY, POOL_TIMEOUT, HANG, READ_ONLY }
 
     private final InMemoryScheduleStore delegate;
     private volatile Mode mode = Mode.HEALTHY;
@@ -56,6 +57,8 @@ final class FaultyScheduleStore implements OwnerMessageQueries, MessageAdmission
             }
             case POOL_TIMEOUT -> throw new IllegalStateException("query failed",
                     new SQLTransientConnectionException("pool - Connection is not available, request timed out after 5000ms"));
+            case READ_ONLY -> throw new IllegalStateException("query failed", new SQLException(
+                    "ERROR: cannot execute INSERT in a read-only transaction", "25006"));
             case HANG -> {
                 hanging.countDown();
                 try {

@@ -62,12 +62,13 @@ public final class PostgresAdminMessageQueries implements AdminMessageQueries {
             where = where.and(DSL.row(m.DUE_AT, m.ID).gt(after.dueAt(), after.id().value()));
         }
         List<AdminMessage> items = new ArrayList<>();
-        var rows = dsl.select(COLUMNS)
+        Condition matching = where;
+        var rows = SessionFaults.retriedOnce(() -> dsl.select(COLUMNS)
                 .from(m)
-                .where(where)
+                .where(matching)
                 .orderBy(m.DUE_AT, m.ID)
                 .limit(query.limit() + 1)
-                .fetch();
+                .fetch());
         for (Record row : rows) {
             items.add(message(row));
         }
@@ -82,11 +83,11 @@ public final class PostgresAdminMessageQueries implements AdminMessageQueries {
 
     @Override
     public Optional<AdminMessage> find(ScheduleId id) {
-        return dsl.select(COLUMNS)
+        return SessionFaults.retriedOnce(() -> dsl.select(COLUMNS)
                 .from(SCHEDULED_MESSAGE)
                 .where(SCHEDULED_MESSAGE.ID.eq(id.value()))
                 .fetchOptional()
-                .map(PostgresAdminMessageQueries::message);
+                .map(PostgresAdminMessageQueries::message));
     }
 
     private static AdminMessage message(Record row) {

@@ -45,6 +45,10 @@ public final class PostgresAttemptHistory implements AttemptHistory {
 
     @Override
     public List<DeliveryAttempt> attempts(ScheduleId id) {
+        return SessionFaults.retriedOnce(() -> read(id));
+    }
+
+    private List<DeliveryAttempt> read(ScheduleId id) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement statement = connection.prepareStatement(ATTEMPTS)) {
             statement.setObject(1, id.value());

@@ -58,7 +58,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
     @Override
     public ChannelDeleted deleteChannel(Channel channel) {
         String name = channel.value();
-        return dsl.transactionResult(configuration -> {
+        return SessionFaults.retriedOnce(() -> dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
             tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class,
                     val(PostgresScheduleStore.CHANNEL_LOCK), val(name))).fetch();
@@ -79,12 +79,12 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
             int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, inChannel.and(StateLiterals.pending(SCHEDULED_MESSAGE))
                     .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.IN_FLIGHT)));
             return new ChannelDeleted(failed, failed + purgedTerminal, inFlight, newlyDeleted);
-        });
+        }));
     }
 
     @Override
     public MemberRemoved removeMember(Channel channel, PublicKey member) {
-        return dsl.transactionResult(configuration -> {
+        return SessionFaults.retriedOnce(() -> dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
             Condition theirs = SCHEDULED_MESSAGE.CHANNEL.eq(channel.value())
                     .and(SCHEDULED_MESSAGE.OWNER.eq(member.hex()));
@@ -92,7 +92,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
             int inFlight = tx.fetchCount(SCHEDULED_MESSAGE, theirs.and(StateLiterals.pending(SCHEDULED_MESSAGE))
                     .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.IN_FLIGHT)));
             return new MemberRemoved(failed, inFlight);
-        });
+        }));
     }
 
     /**
@@ -140,10 +140,10 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
     public int purgeOwner(PublicKey owner) {
         // Revisions and idempotency keys go with their message (ON DELETE CASCADE).
         Condition theirs = SCHEDULED_MESSAGE.OWNER.eq(owner.hex());
-        return dsl.deleteFrom(SCHEDULED_MESSAGE)
+        return SessionFaults.retriedOnce(() -> dsl.deleteFrom(SCHEDULED_MESSAGE)
                 .where(theirs)
                 .and(SCHEDULED_MESSAGE.ID.eq(any(lockedInIdOrder(theirs))))
-                .execute();
+                .execute());
     }
 
     /**
@@ -185,7 +185,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
         if (batch < 1) {
             throw new IllegalArgumentException("prune batch must be at least 1, got " + batch);
         }
-        return pruneStatement(olderThan, batch).execute();
+        return SessionFaults.retriedOnce(() -> pruneStatement(olderThan, batch).execute());
     }
 
     /**
@@ -208,7 +208,8 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
 
     @Override
     public Reservations reservations() {
-        Record4<Integer, Instant, Instant, Instant> figures = reservationsQuery().fetchSingle();
+        Record4<Integer, Instant, Instant, Instant> figures = SessionFaults.retriedOnce(
+                () -> reservationsQuery().fetchSingle());
         return new Reservations(Optional.ofNullable(figures.value2()), figures.value1(),
                 Optional.ofNullable(figures.value3()), figures.value4());
     }

@@ -43,6 +43,9 @@ import javax.sql.DataSource;
  * words of a failure or retry in {@code last_error}, for the operator's view); when that
  * statement fails for a reason other than the connection, the set is split in halves and each tried again, down to
  * the one outcome whose write fails ({@link Written#FAILED_TO_WRITE}), so one bad row never fails its neighbours.
+ * The clock, the claim, the next due time and the reap run once more on a new session when their pooled one was
+ * ended or refused writes ({@link SessionFaults#retriedOnce}); finishing writes and renewals have retries of their
+ * own in the dispatcher.
  */
 public final class PostgresDeliveryStore implements DeliveryStore {
 
@@ -180,6 +183,10 @@ public final class PostgresDeliveryStore implements DeliveryStore {
 
     @Override
     public Instant now() {
+        return SessionFaults.retriedOnce(this::readNow);
+    }
+
+    private Instant readNow() {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement statement = connection.prepareStatement(NOW);
              ResultSet row = statement.executeQuery()) {
@@ -196,6 +203,10 @@ public final class PostgresDeliveryStore implements DeliveryStore {
             throw new IllegalArgumentException("claim limit must be at least 1, got " + limit);
         }
         requirePositive("lease", lease);
+        return SessionFaults.retriedOnce(() -> claimDue(limit, lease));
+    }
+
+    private ClaimedBatch claimDue(int limit, Duration lease) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement statement = connection.prepareStatement(CLAIM)) {
             statement.setLong(1, DatabaseClock.micros(lease));
@@ -378,6 +389,10 @@ public final class PostgresDeliveryStore implements DeliveryStore {
         if (grace == null || grace.isNegative()) {
             throw new IllegalArgumentException("grace must be zero or more, got " + grace);
         }
+        return SessionFaults.retriedOnce(() -> reapExpired(grace));
+    }
+
+    private int reapExpired(Duration grace) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement statement = connection.prepareStatement(REAP)) {
             statement.setLong(1, DatabaseClock.micros(grace));
@@ -390,6 +405,10 @@ public final class PostgresDeliveryStore implements DeliveryStore {
 
     @Override
     public Optional<Instant> nextDueAt() {
+        return SessionFaults.retriedOnce(this::readNextDue);
+    }
+
+    private Optional<Instant> readNextDue() {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement statement = connection.prepareStatement(NEXT_DUE);
              ResultSet row = statement.executeQuery()) {

@@ -27,18 +27,25 @@ import org.slf4j.LoggerFactory;
  * retry time moves, with the nearest "not before" time as Unix epoch milliseconds in the payload.
  *
  * <p>A listener thread waits on {@link PGConnection#getNotifications(int)}, which reads the socket without
- * sending anything, and checks the connection with a round trip only every {@code livenessEvery}. When the
- * connection is lost it reconnects with exponential backoff; meanwhile {@link #listening()} is false (the waiting
- * dispatcher is woken once as it turns false, so it can shorten its poll), and only this process's own changes
- * ({@link #dueAt}) and the dispatcher's polling wake it. After every (re)connect it reports a
- * notification without a time, because any notification sent while it was not listening is gone.
+ * sending anything, and checks the connection with a round trip only every {@code livenessEvery}. The session turns
+ * {@code idle_session_timeout} off for itself (PostgreSQL 14+; docs/failure-scenarios.md F30): listening is waiting,
+ * and a server that ends idle sessions would otherwise end this one every few seconds. When the connection is lost
+ * it reconnects with exponential backoff; meanwhile {@link #listening()} is false (the waiting dispatcher is woken
+ * once as an outage begins, so it can shorten its poll), and only this process's own changes ({@link #dueAt}) and
+ * the dispatcher's polling wake it. After every (re)connect it reports a notification without a time, because any
+ * notification sent while it was not listening is gone.
  *
  * <p>A {@code LISTEN} that succeeds is not yet proof of hearing anything: through a transaction-mode pooler
  * (PgBouncer) the session that ran it goes back to the pool at once and its notifications never reach this
  * connection. So after each {@code LISTEN} the listener sends a test notification over a second connection and
  * counts as listening only once it hears it back within {@link ListenSettings#selfCheckWithin()}; other nodes
- * ignore these test payloads. The state is logged once per change (down with the reason, up again with how long
- * it was down), not once per attempt.
+ * ignore these test payloads.
+ *
+ * <p>Log lines follow its {@link Standing}, not its attempts (docs/failure-scenarios.md F33): a dropped session that
+ * the first, immediate reconnect replaces is no outage and logs nothing above DEBUG; an outage (a reconnect that
+ * fails, or a session that drops again within {@link ListenSettings#steadyAfter()} of the last one) is logged once
+ * at WARN when it begins and once at INFO when the listener has been listening for {@code steadyAfter} again, with
+ * how long it lasted and how many drops and failed attempts it held.
  */
 public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice {
     /** The channel migration V2 notifies. */
@@ -60,30 +67,62 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
     /**
      * Timing of the listener.
      *
-     * @param firstRetry      wait before the first reconnect attempt
+     * @param firstRetry      wait before the first reconnect attempt of an outage
      * @param maxRetry        longest wait between reconnect attempts (the backoff doubles up to it)
      * @param livenessEvery   how often an idle listening connection is checked with a round trip
      * @param selfCheckWithin how long after {@code LISTEN} its own test notification must arrive
+     * @param steadyAfter     how long the listener must have been listening for an outage to be over, and within
+     *                        which a second drop makes a first, quietly repaired one part of an outage
      */
     public record ListenSettings(Duration firstRetry, Duration maxRetry, Duration livenessEvery,
-                                 Duration selfCheckWithin) {
-        /** 250 ms doubling to 30 s between reconnects; a liveness check every 30 s; the test notification within 3 s. */
+                                 Duration selfCheckWithin, Duration steadyAfter) {
+        /**
+         * 250 ms doubling to 30 s between reconnects; a liveness check every 30 s; the test notification within 3 s;
+         * steady after 10 s.
+         */
         public static final ListenSettings DEFAULT = new ListenSettings(Duration.ofMillis(250), Duration.ofSeconds(30),
-                Duration.ofSeconds(30), Duration.ofSeconds(3));
+                Duration.ofSeconds(30), Duration.ofSeconds(3), Duration.ofSeconds(10));
 
         public ListenSettings {
             if (firstRetry == null || maxRetry == null || livenessEvery == null || selfCheckWithin == null
-                    || !firstRetry.isPositive() || maxRetry.compareTo(firstRetry) < 0 || livenessEvery.toMillis() < 1
-                    || selfCheckWithin.toMillis() < 1) {
-                throw new IllegalArgumentException("listen settings need 0 < firstRetry <= maxRetry and liveness and"
-                        + " self-check periods of at least 1 ms, got " + firstRetry + ", " + maxRetry + ", "
-                        + livenessEvery + ", " + selfCheckWithin);
+                    || steadyAfter == null || !firstRetry.isPositive() || maxRetry.compareTo(firstRetry) < 0
+                    || livenessEvery.toMillis() < 1 || selfCheckWithin.toMillis() < 1 || steadyAfter.toMillis() < 1) {
+                throw new IllegalArgumentException("listen settings need 0 < firstRetry <= maxRetry and liveness,"
+                        + " self-check and steadiness periods of at least 1 ms, got " + firstRetry + ", " + maxRetry
+                        + ", " + livenessEvery + ", " + selfCheckWithin + ", " + steadyAfter);
             }
         }
 
-        /** Settings with the default self-check wait of 3 s. */
+        /** Settings steady after the default 10 s. */
+        public ListenSettings(Duration firstRetry, Duration maxRetry, Duration livenessEvery,
+                              Duration selfCheckWithin) {
+            this(firstRetry, maxRetry, livenessEvery, selfCheckWithin, Duration.ofSeconds(10));
+        }
+
+        /** Settings with the default self-check wait of 3 s, steady after 10 s. */
         public ListenSettings(Duration firstRetry, Duration maxRetry, Duration livenessEvery) {
             this(firstRetry, maxRetry, livenessEvery, Duration.ofSeconds(3));
+        }
+    }
+
+    /**
+     * Where the listener stands, which decides its log lines (never its reconnect attempts, which are the same in
+     * every standing but the first after a quiet drop).
+     */
+    sealed interface Standing {
+        /** Listening (or never connected yet) with no outage open; {@code lastDropNanos} is 0 if never dropped. */
+        record Steady(long lastDropNanos) implements Standing {
+        }
+
+        /** The session just dropped; the immediate reconnect has not answered yet. Nothing logged above DEBUG. */
+        record Repairing(long droppedAtNanos, String reason) implements Standing {
+        }
+
+        /**
+         * An outage, logged once at WARN: not listening, or listening for less than {@code steadyAfter} since
+         * {@code listeningSinceNanos} (0 while not listening).
+         */
+        record Outage(long sinceNanos, int drops, int failedAttempts, long listeningSinceNanos) implements Standing {
         }
     }
 
@@ -93,7 +132,9 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
     private final CountDownLatch closing = new CountDownLatch(1);
     private final AtomicLong connects = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
+    private final AtomicLong outages = new AtomicLong();
     private volatile Connection current;
+    private volatile Standing standing = new Standing.Steady(0);
     private volatile boolean listening;
     private volatile Thread listener;
 
@@ -187,6 +228,16 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
         return failures.get();
     }
 
+    /** Outages so far (each logged once at WARN); a drop the immediate reconnect repaired is none. */
+    public long outages() {
+        return outages.get();
+    }
+
+    /** Where the listener stands now (for tests). */
+    Standing standing() {
+        return standing;
+    }
+
     @Override
     public void close() {
         closing.countDown();
@@ -211,12 +262,11 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
 
     private void listenUntilClosed() {
         Duration backoff = settings.firstRetry();
-        long downSinceNanos = 0;
-        boolean down = false;
-        int failedAttempts = 0;
         boolean everListened = false;
         while (!closed()) {
             Connection connection = null;
+            boolean listened = false;
+            String reason = null;
             try {
                 connection = connector.open();
                 current = connection;
@@ -225,22 +275,17 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
                 }
                 connection.setAutoCommit(true);
                 try (Statement statement = connection.createStatement()) {
+                    statement.execute(PostgresDataSources.IDLE_SESSION_TIMEOUT_OFF);
                     statement.execute("LISTEN " + CHANNEL);
                 }
                 PGConnection pg = connection.unwrap(PGConnection.class);
                 selfCheck(pg);
                 listening = true;
+                listened = true;
                 connects.incrementAndGet();
                 backoff = settings.firstRetry();
-                if (down) {
-                    LOG.info("listening on {} for due work again, after {} failed attempt(s) over {} ms", CHANNEL,
-                            failedAttempts, (System.nanoTime() - downSinceNanos) / 1_000_000);
-                } else if (!everListened) {
-                    LOG.info("listening on {} for due work", CHANNEL);
-                }
+                standing = listeningAgain(standing, everListened);
                 everListened = true;
-                down = false;
-                failedAttempts = 0;
                 handOff.notifyDue(Optional.empty());
                 receive(connection, pg);
             } catch (SQLException | RuntimeException e) {
@@ -248,26 +293,20 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
                     break;
                 }
                 failures.incrementAndGet();
-                failedAttempts++;
-                if (!down) {
-                    down = true;
-                    downSinceNanos = System.nanoTime();
-                    LOG.warn("due-work listener is down ({}); reconnecting with backoff up to {} s. Meanwhile this"
-                                    + " process still wakes at once for its own changes; other nodes' changes wait for"
-                                    + " the dispatcher's poll", e.getMessage(), settings.maxRetry().toSeconds());
-                    // A sleeping dispatcher re-plans its sleep: while nothing is heard it polls fast.
-                    listening = false;
-                    handOff.wakeUp();
-                } else {
-                    LOG.debug("due-work listener still down ({}); next attempt in {} ms", e.getMessage(),
-                            backoff.toMillis());
-                }
+                reason = e.getMessage();
             } finally {
                 listening = false;
                 current = null;
                 if (connection != null) {
                     closeQuietly(connection);
                 }
+            }
+            if (closed()) {
+                break;
+            }
+            standing = listened ? dropped(standing, reason) : failedAttempt(standing, reason);
+            if (standing instanceof Standing.Repairing) {
+                continue; // a session that just dropped is replaced at once
             }
             if (awaitClosing(backoff)) {
                 break;
@@ -276,6 +315,88 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
                     ? settings.maxRetry() : backoff.multipliedBy(2);
         }
         LOG.info("due-work listener stopped");
+    }
+
+    /** The standing once {@code LISTEN} works (again). */
+    private Standing listeningAgain(Standing standing, boolean everListened) {
+        long now = System.nanoTime();
+        return switch (standing) {
+            case Standing.Steady steady -> {
+                if (!everListened) {
+                    LOG.info("listening on {} for due work", CHANNEL);
+                }
+                yield steady;
+            }
+            case Standing.Repairing repairing -> {
+                LOG.debug("the listener's session was replaced {} ms after it dropped ({})",
+                        (now - repairing.droppedAtNanos()) / 1_000_000, repairing.reason());
+                yield new Standing.Steady(repairing.droppedAtNanos());
+            }
+            case Standing.Outage outage -> new Standing.Outage(outage.sinceNanos(), outage.drops(),
+                    outage.failedAttempts(), now);
+        };
+    }
+
+    /** The standing after a session that was listening dropped, for {@code reason}. */
+    private Standing dropped(Standing standing, String reason) {
+        long now = System.nanoTime();
+        return switch (standing) {
+            case Standing.Steady steady when steady.lastDropNanos() != 0
+                    && now - steady.lastDropNanos() < settings.steadyAfter().toNanos() -> {
+                beginOutage("keeps dropping: twice within " + settings.steadyAfter().toSeconds() + " s, last time "
+                        + reason);
+                yield new Standing.Outage(steady.lastDropNanos(), 2, 0, 0);
+            }
+            case Standing.Steady steady -> {
+                LOG.debug("the listener's session dropped ({}); replacing it at once", reason);
+                yield new Standing.Repairing(now, reason);
+            }
+            case Standing.Repairing repairing -> throw new IllegalStateException("a repairing listener never listened");
+            case Standing.Outage outage -> {
+                LOG.debug("due-work listener dropped again ({})", reason);
+                yield new Standing.Outage(outage.sinceNanos(), outage.drops() + 1, outage.failedAttempts(), 0);
+            }
+        };
+    }
+
+    /** The standing after an attempt to connect, {@code LISTEN} and hear the test notification failed. */
+    private Standing failedAttempt(Standing standing, String reason) {
+        return switch (standing) {
+            case Standing.Steady steady -> {
+                beginOutage(reason);
+                yield new Standing.Outage(System.nanoTime(), 0, 1, 0);
+            }
+            case Standing.Repairing repairing -> {
+                beginOutage(repairing.reason() + "; reconnecting failed: " + reason);
+                yield new Standing.Outage(repairing.droppedAtNanos(), 1, 1, 0);
+            }
+            case Standing.Outage outage -> {
+                LOG.debug("due-work listener still down ({})", reason);
+                yield new Standing.Outage(outage.sinceNanos(), outage.drops(), outage.failedAttempts() + 1, 0);
+            }
+        };
+    }
+
+    private void beginOutage(String reason) {
+        outages.incrementAndGet();
+        LOG.warn("due-work listener is down ({}); reconnecting with backoff up to {} s. Meanwhile this process still"
+                + " wakes at once for its own changes; other nodes' changes wait for the dispatcher's poll", reason,
+                settings.maxRetry().toSeconds());
+        // A sleeping dispatcher re-plans its sleep: while nothing is heard it polls fast.
+        handOff.wakeUp();
+    }
+
+    /** Ends an outage whose listener has been listening for {@code steadyAfter}; any other standing as it is. */
+    private Standing steadiness(Standing standing) {
+        if (standing instanceof Standing.Outage outage && outage.listeningSinceNanos() != 0
+                && System.nanoTime() - outage.listeningSinceNanos() >= settings.steadyAfter().toNanos()) {
+            LOG.info("listening on {} for due work again, steadily for {} s, after an outage of {} ms with {} drop(s)"
+                            + " and {} failed attempt(s)", CHANNEL, settings.steadyAfter().toSeconds(),
+                    (outage.listeningSinceNanos() - outage.sinceNanos()) / 1_000_000, outage.drops(),
+                    outage.failedAttempts());
+            return new Standing.Steady(0);
+        }
+        return standing;
     }
 
     /**
@@ -317,19 +438,36 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
         }
     }
 
-    /** Hands notifications over until the connection fails or the signal is closed. */
+    /**
+     * Hands notifications over until the connection fails or the signal is closed, ending an outage once it has been
+     * listening steadily (see {@link #steadiness}).
+     *
+     * @throws SQLException when the connection fails
+     */
     private void receive(Connection connection, PGConnection pg) throws SQLException {
-        int waitMillis = (int) Math.min(Integer.MAX_VALUE, settings.livenessEvery().toMillis());
+        long livenessNanos = settings.livenessEvery().toNanos();
+        long nextLiveness = System.nanoTime() + livenessNanos;
         while (!closed()) {
-            PGNotification[] notifications = pg.getNotifications(waitMillis);
+            standing = steadiness(standing);
+            long wait = nextLiveness - System.nanoTime();
+            if (standing instanceof Standing.Outage outage) {
+                wait = Math.min(wait, outage.listeningSinceNanos() + settings.steadyAfter().toNanos()
+                        - System.nanoTime());
+            }
+            PGNotification[] notifications = pg.getNotifications((int) Math.max(1, Math.min(Integer.MAX_VALUE,
+                    wait / 1_000_000)));
             if (notifications != null && notifications.length > 0) {
                 for (PGNotification notification : notifications) {
                     if (CHANNEL.equals(notification.getName()) && !isSelfCheck(notification.getParameter())) {
                         handOff.notifyDue(parse(notification.getParameter()));
                     }
                 }
-            } else if (!closed() && !connection.isValid(5)) {
-                throw new SQLException("the listening connection stopped answering");
+            }
+            if (!closed() && System.nanoTime() - nextLiveness >= 0) {
+                if (!connection.isValid(5)) {
+                    throw new SQLException("the listening connection stopped answering");
+                }
+                nextLiveness = System.nanoTime() + livenessNanos;
             }
         }
     }

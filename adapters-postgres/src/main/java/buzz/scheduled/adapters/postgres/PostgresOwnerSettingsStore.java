@@ -35,6 +35,10 @@ public final class PostgresOwnerSettingsStore implements OwnerSettingsStore {
 
     @Override
     public Optional<NoticeChoice> notices(PublicKey owner) {
+        return SessionFaults.retriedOnce(() -> read(owner));
+    }
+
+    private Optional<NoticeChoice> read(PublicKey owner) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement read = connection.prepareStatement(READ)) {
             read.setString(1, owner.hex());
@@ -48,6 +52,10 @@ public final class PostgresOwnerSettingsStore implements OwnerSettingsStore {
 
     @Override
     public void saveNotices(PublicKey owner, NoticeChoice choice) {
+        SessionFaults.runRetriedOnce(() -> save(owner, choice));
+    }
+
+    private void save(PublicKey owner, NoticeChoice choice) {
         boolean all = choice == NoticeChoice.ALL;
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
@@ -62,11 +70,16 @@ public final class PostgresOwnerSettingsStore implements OwnerSettingsStore {
                 mark.executeUpdate();
                 connection.commit();
             } catch (SQLException | RuntimeException e) {
-                connection.rollback();
+                // On a session that is gone these fail too; the first failure is the one that tells why.
+                try {
+                    connection.rollback();
+                    connection.setAutoCommit(true);
+                } catch (SQLException cleanUp) {
+                    e.addSuppressed(cleanUp);
+                }
                 throw e;
-            } finally {
-                connection.setAutoCommit(true);
             }
+            connection.setAutoCommit(true);
         } catch (SQLException e) {
             throw new IllegalStateException("saving the settings of owner " + owner + " failed: " + e.getMessage(), e);
         }

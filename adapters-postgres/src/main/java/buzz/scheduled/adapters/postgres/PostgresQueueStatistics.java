@@ -144,7 +144,7 @@ public final class PostgresQueueStatistics implements QueueStatistics {
                     optionalInstant(pending.get(4, OffsetDateTime.class)),
                     new RecentWindow(published, failed, lateness, minutes), failures);
         };
-        return dsl.transactionResult(read);
+        return SessionFaults.retriedOnce(() -> dsl.transactionResult(read));
     }
 
     private static Instant instant(OffsetDateTime time) {

@@ -21,7 +21,8 @@ import javax.sql.DataSource;
  * a row exactly when this is a first use, so of concurrent callers (on any node) one wins. It commits
  * asynchronously (no WAL flush wait; a crash may forget the last fraction of a second of headers). Expired rows are deleted
  * in batches of at most {@link #PRUNE_BATCH} by whichever caller first finds {@link #PRUNE_EVERY} passed since the
- * last prune on this node, right after its own insert.
+ * last prune on this node, right after its own insert. A call that meets an ended or read-only pooled session runs
+ * once more on a new one ({@link SessionFaults#retriedOnce}).
  */
 public final class PostgresReplayStore implements ReplayStore {
     /** How often this node deletes expired rows (at most). */
@@ -65,6 +66,10 @@ public final class PostgresReplayStore implements ReplayStore {
 
     @Override
     public boolean firstUse(Signature signature, Instant keepUntil) {
+        return SessionFaults.retriedOnce(() -> record(signature, keepUntil));
+    }
+
+    private boolean record(Signature signature, Instant keepUntil) {
         byte[] key = HexFormat.of().parseHex(signature.hex());
         try (Connection connection = dataSource.getConnection()) {
             boolean first;
@@ -79,11 +84,16 @@ public final class PostgresReplayStore implements ReplayStore {
                 }
                 connection.commit();
             } catch (SQLException e) {
-                connection.rollback();
+                // On a session that is gone these fail too; the first failure is the one that tells why.
+                try {
+                    connection.rollback();
+                    connection.setAutoCommit(true);
+                } catch (SQLException cleanUp) {
+                    e.addSuppressed(cleanUp);
+                }
                 throw e;
-            } finally {
-                connection.setAutoCommit(true);
             }
+            connection.setAutoCommit(true);
             if (pruneDue()) {
                 try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
                     prune.executeUpdate();

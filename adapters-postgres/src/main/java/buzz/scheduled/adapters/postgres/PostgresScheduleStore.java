@@ -62,7 +62,8 @@ import org.jooq.impl.DSL;
  * create ({@link MessageAdmission}) and its compare-and-set changes ({@link OwnerMessageChanges}). Every write is one
  * short transaction and a compare-and-set whose
  * row count is checked; every "is it due / has the lease expired" decision is {@code now()} inside the
- * statement that acts on it. No connection is held between calls. The dispatcher's statements are in
+ * statement that acts on it. No connection is held between calls; a call that meets an ended or read-only pooled
+ * session runs once more on a new one ({@link SessionFaults#retriedOnce}). The dispatcher's statements are in
  * {@link PostgresDeliveryStore}.
  */
 public final class PostgresScheduleStore implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {
@@ -98,7 +99,7 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
      * clock through their own ports ({@code StoreClock}, {@code DeliveryStore.now()}).
      */
     public Instant now() {
-        return dsl.select(NOW).fetchSingle().value1();
+        return SessionFaults.retriedOnce(() -> dsl.select(NOW).fetchSingle().value1());
     }
 
     @Override
@@ -110,9 +111,33 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
         Instant windowStart = limits.windowStart(message.dueAt());
         String eventJson = EventText.write(message.event().orElseThrow(() -> new IllegalArgumentException(
                 "message " + message.id() + " has no event to store")));
-        String outcome;
-        UUID existingId;
-        String existingEventId;
+        Admitted admitted = SessionFaults.retriedOnce(() -> admit(message, key, limits, windowStart, eventJson));
+        UUID existingId = admitted.existingId();
+        // After the connection went back: a replay reads the stored message on a connection of its own.
+        return switch (admitted.outcome()) {
+            case "created" -> new CreateResult.Created(message);
+            case "replayed" -> new CreateResult.Replayed(find(new ScheduleId(existingId)).orElseThrow(
+                    () -> new IllegalStateException("idempotency key of " + message.owner()
+                            + " names missing message " + existingId)));
+            case "idempotency_conflict" -> new CreateResult.IdempotencyConflict(new ScheduleId(existingId),
+                    new EventId(admitted.existingEventId()));
+            case "channel_deleted" -> new CreateResult.ChannelDeleted();
+            case "too_many_pending" -> new CreateResult.TooManyPending(limits.maxPendingPerOwner());
+            case "owner_window_full" -> new CreateResult.ChannelWindowFull(limits.limit(WindowScope.OWNER),
+                    windowStart, WindowScope.OWNER);
+            case "channel_window_full" -> new CreateResult.ChannelWindowFull(limits.limit(WindowScope.CHANNEL),
+                    windowStart, WindowScope.CHANNEL);
+            default -> throw new IllegalStateException("admit_scheduled_message answered " + admitted.outcome());
+        };
+    }
+
+    /** What {@code admit_scheduled_message} answered: the outcome and, for a replay or conflict, the stored message. */
+    private record Admitted(String outcome, UUID existingId, String existingEventId) {
+    }
+
+    /** One call of {@code admit_scheduled_message} (migration V10) on a pooled connection. */
+    private Admitted admit(ScheduledMessage message, IdempotencyKey key, CreateLimits limits, Instant windowStart,
+                           String eventJson) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement admit = connection.prepareStatement(ADMIT)) {
             int i = 0;
@@ -135,29 +160,11 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
             admit.setInt(++i, limits.limit(WindowScope.CHANNEL));
             try (ResultSet row = admit.executeQuery()) {
                 row.next();
-                outcome = row.getString(1);
-                existingId = row.getObject(2, UUID.class);
-                existingEventId = row.getString(3);
+                return new Admitted(row.getString(1), row.getObject(2, UUID.class), row.getString(3));
             }
         } catch (SQLException e) {
             throw new IllegalStateException("admitting message " + message.id() + " failed: " + e.getMessage(), e);
         }
-        // After the connection went back: a replay reads the stored message on a connection of its own.
-        return switch (outcome) {
-            case "created" -> new CreateResult.Created(message);
-            case "replayed" -> new CreateResult.Replayed(find(new ScheduleId(existingId)).orElseThrow(
-                    () -> new IllegalStateException("idempotency key of " + message.owner()
-                            + " names missing message " + existingId)));
-            case "idempotency_conflict" -> new CreateResult.IdempotencyConflict(new ScheduleId(existingId),
-                    new EventId(existingEventId));
-            case "channel_deleted" -> new CreateResult.ChannelDeleted();
-            case "too_many_pending" -> new CreateResult.TooManyPending(limits.maxPendingPerOwner());
-            case "owner_window_full" -> new CreateResult.ChannelWindowFull(limits.limit(WindowScope.OWNER),
-                    windowStart, WindowScope.OWNER);
-            case "channel_window_full" -> new CreateResult.ChannelWindowFull(limits.limit(WindowScope.CHANNEL),
-                    windowStart, WindowScope.CHANNEL);
-            default -> throw new IllegalStateException("admit_scheduled_message answered " + outcome);
-        };
     }
 
     private static OffsetDateTime utc(Instant instant) {
@@ -181,7 +188,7 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
 
     @Override
     public Optional<ScheduledMessage> find(ScheduleId id) {
-        return find(dsl, id);
+        return SessionFaults.retriedOnce(() -> find(dsl, id));
     }
 
     private static Optional<ScheduledMessage> find(DSLContext ctx, ScheduleId id) {
@@ -190,6 +197,10 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
 
     @Override
     public Page list(ListQuery query) {
+        return SessionFaults.retriedOnce(() -> listPage(query));
+    }
+
+    private Page listPage(ListQuery query) {
         Condition where = M.OWNER.eq(query.owner().hex()).and(M.STATE.in(query.states()));
         if (query.channel().isPresent()) {
             where = where.and(M.CHANNEL.eq(query.channel().get().value()));
@@ -225,6 +236,10 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
     @Override
     public boolean replace(ScheduledMessage expected,
                            ScheduledMessage next) {
+        return SessionFaults.retriedOnce(() -> replaceRow(expected, next));
+    }
+
+    private boolean replaceRow(ScheduledMessage expected, ScheduledMessage next) {
         if (!expected.id().equals(next.id())) {
             throw new IllegalArgumentException("replace must keep the id: " + expected.id() + " vs " + next.id());
         }
@@ -260,7 +275,7 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
         if (!expected.id().equals(next.id())) {
             throw new IllegalArgumentException("replace must keep the id: " + expected.id() + " vs " + next.id());
         }
-        return dsl.transactionResult(configuration -> {
+        return SessionFaults.retriedOnce(() -> dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
             String channel = next.channel().value();
             // The lock creates and channel deletions take: a deletion either sees this revision (and fails it) or
@@ -296,7 +311,7 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
                         .execute();
             }
             return new ReviseResult.Replaced();
-        });
+        }));
     }
 
     /** The conditional UPDATE on (id, state, revision, token) with its row-count check. */
@@ -331,6 +346,10 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
     @Override
     public boolean channelDeleted(Channel channel) {
         // Asked by every create before its access check: plain JDBC, no SQL rendered per call.
+        return SessionFaults.retriedOnce(() -> tombstoned(channel));
+    }
+
+    private boolean tombstoned(Channel channel) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement deleted = connection.prepareStatement(CHANNEL_DELETED)) {
             deleted.setString(1, channel.value());

@@ -8,16 +8,16 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The database probe against a real PostgreSQL, a closed port and a killed session. */
+/**
+ * The database probe against a real PostgreSQL, a closed port, a killed session (docs/failure-scenarios.md F28) and
+ * a database made read-only for new sessions (F27).
+ */
 class PostgresDatabaseProbeTest {
 
     @RegisterExtension
@@ -58,21 +58,39 @@ class PostgresDatabaseProbeTest {
     }
 
     @Test
-    void read_afterItsSessionWasTerminated_failsOnceThenReconnects() throws SQLException {
+    void read_afterItsSessionWasTerminated_answersAtOnceOnANewSession() {
         try (PostgresDatabaseProbe probe = PostgresDatabaseProbe.of(DatabaseUrl.parse(db.jdbcUrl()),
                 Duration.ofSeconds(1))) {
             assertThat(probe.read()).isInstanceOf(Reading.Answered.class);
-            try (Connection connection = db.dataSource().getConnection();
-                 Statement statement = connection.createStatement()) {
-                statement.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '"
-                        + PostgresDatabaseProbe.APPLICATION_NAME + "' AND datname = current_database()");
-            }
+            assertThat(db.terminateSessions(PostgresDatabaseProbe.APPLICATION_NAME)).isEqualTo(1);
 
             Reading afterKill = probe.read();
-            Reading next = probe.read();
 
-            assertThat(afterKill).isInstanceOf(Reading.Failed.class);
-            assertThat(next).isInstanceOf(Reading.Answered.class);
+            assertThat(afterKill).as("a killed session while the server answers is no outage (F28)")
+                    .isInstanceOf(Reading.Answered.class);
+        }
+    }
+
+    @Test
+    void read_databaseReadOnlyForNewSessions_answersReadOnly_andTakesWritesAgainOnANewSession() {
+        try (PostgresDatabaseProbe probe = PostgresDatabaseProbe.of(DatabaseUrl.parse(db.jdbcUrl()),
+                Duration.ofSeconds(1))) {
+            assertThat(probe.read()).isInstanceOf(Reading.Answered.class);
+            db.executeOnServer("ALTER DATABASE " + db.databaseName() + " SET default_transaction_read_only = on");
+            try {
+                assertThat(probe.read()).as("the probe's session started writable").isInstanceOf(
+                        Reading.Answered.class);
+                probe.renewSession();
+
+                Reading readOnly = probe.read();
+
+                assertThat(readOnly).isInstanceOf(Reading.ReadOnly.class);
+                assertThat(((Reading.ReadOnly) readOnly).reason()).contains("default_transaction_read_only");
+            } finally {
+                db.executeOnServer("ALTER DATABASE " + db.databaseName() + " RESET default_transaction_read_only");
+            }
+            assertThat(probe.read()).as("a read-only answer renews the session, which now takes writes")
+                    .isInstanceOf(Reading.Answered.class);
         }
     }
 }

@@ -150,10 +150,61 @@ class PostgresDueWorkSignalTest {
         Poll.until("the reconnect", () -> signal.connects() == 2 && signal.listening());
 
         assertThat(signal.failures()).isEqualTo(1);
+        assertThat(signal.outages()).as("a drop the immediate reconnect repaired is no outage (F30)").isZero();
         assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.empty()));
         Instant due = Instant.parse("2030-06-01T12:00:00Z");
         insertScheduled(due);
         assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.of(due)));
+    }
+
+    @Test
+    void serverEndsIdleSessionsAfterASecond_theListeningSessionStaysAndHears() throws SQLException {
+        db.executeOnServer("ALTER DATABASE " + db.databaseName() + " SET idle_session_timeout = '1s'");
+        try (Connection control = java.sql.DriverManager.getConnection(db.jdbcUrl());
+             Statement pidOf = control.createStatement();
+             java.sql.ResultSet row = pidOf.executeQuery("SELECT pg_backend_pid()")) {
+            row.next();
+            int idle = row.getInt(1);
+            PostgresDueWorkSignal signal = listening(scratch());
+
+            Poll.until("the server to end an idle session of this database", Duration.ofSeconds(10),
+                    () -> db.executeOnServer("SELECT 1 FROM pg_stat_activity WHERE pid = " + idle) == 0);
+
+            assertThat(signal.listening()).isTrue();
+            assertThat(signal.connects()).as("the listener's own session was never ended (F30)").isEqualTo(1);
+            assertThat(signal.failures()).isZero();
+            Instant due = Instant.parse("2030-07-01T09:00:00Z");
+            insertScheduled(due);
+            assertThat(signal.awaitWork(Duration.ofSeconds(5))).isEqualTo(new Wake.Notified(Optional.of(due)));
+        } finally {
+            db.executeOnServer("ALTER DATABASE " + db.databaseName() + " RESET idle_session_timeout");
+        }
+    }
+
+    @Test
+    void listeningSessionKeepsDropping_isOneOutage_overOnceItListensSteadily_thenADropIsQuietAgain() {
+        PostgresDueWorkSignal signal = new PostgresDueWorkSignal(scratch(), new ListenSettings(Duration.ofMillis(20),
+                Duration.ofMillis(200), Duration.ofSeconds(30), Duration.ofSeconds(3), Duration.ofSeconds(2)));
+        signals.add(signal);
+        signal.start();
+        Poll.until("LISTEN", signal::listening);
+
+        for (int drop = 1; drop <= 4; drop++) {
+            long connected = signal.connects();
+            assertThat(db.terminateSessions(PostgresDueWorkSignal.APPLICATION_NAME)).isEqualTo(1);
+            Poll.until("reconnect " + drop, () -> signal.connects() == connected + 1 && signal.listening());
+        }
+
+        assertThat(signal.outages()).as("four drops in quick succession are one outage (F33)").isEqualTo(1);
+        assertThat(signal.standing()).isInstanceOfSatisfying(PostgresDueWorkSignal.Standing.Outage.class,
+                outage -> assertThat(outage.drops()).isEqualTo(4));
+        Poll.until("the outage to be over once it listened steadily for 2 s", Duration.ofSeconds(10),
+                () -> signal.standing() instanceof PostgresDueWorkSignal.Standing.Steady);
+
+        long connected = signal.connects();
+        db.terminateSessions(PostgresDueWorkSignal.APPLICATION_NAME);
+        Poll.until("the quiet repair", () -> signal.connects() == connected + 1 && signal.listening());
+        assertThat(signal.outages()).as("a single drop after that is repaired quietly").isEqualTo(1);
     }
 
     @Test

@@ -3,6 +3,7 @@ package buzz.scheduled.application.service;
 import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
+import buzz.scheduled.application.port.out.DatabaseAvailability;
 import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DeliveryStore.ClaimedBatch;
@@ -14,6 +15,7 @@ import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.RelayPublisher.Publication;
+import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.PreSendCheck;
@@ -46,7 +48,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * for. When nothing is claimable the loop sleeps until the next due time (computed on the store's clock), woken
  * early by the {@link DueWorkSignal}, and never longer than the backstop poll, or than {@link #DEAF_POLL} while the
  * signal is not {@linkplain DueWorkSignal#listening() listening} (other processes' changes then reach this one only
- * by polling). A failing claim loop logs the failure once with its cause and once more when it recovers.
+ * by polling). A failing claim loop logs the failure once with its cause and once more when it recovers. While the
+ * {@link DatabaseAvailability} says the database takes no writes (unreachable, or read-only after a failover) the
+ * claim loop and the reaper pause instead of failing, logging the pause once and the resumption once; the claim loop
+ * looks again every {@link #OUTAGE_POLL}, so claiming resumes within that of the database's return. A claim that
+ * fails because the database became unavailable just before the watch saw it is no error either: after its error
+ * pause the claim loop finds the outage known and pauses like that.
  *
  * <p>The {@link Finisher} records every outcome with a write fenced by (id, fencing token, revision), renews the
  * leases of what is in flight, and retries its own failed writes within the lease. A reaper returns expired leases
@@ -60,6 +67,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     private static final Duration CONTENDED_PAUSE = Duration.ofMillis(20);
     /** The longest sleep while the due-work signal does not hear other processes: one second. */
     static final Duration DEAF_POLL = Duration.ofSeconds(1);
+    /** How often a claim loop paused by a database outage looks whether the database takes writes again. */
+    static final Duration OUTAGE_POLL = Duration.ofMillis(100);
     private static final Comparator<ClaimedMessage> BY_DUE = Comparator.comparing(ClaimedMessage::dueAt);
 
     private final DeliveryStore store;
@@ -67,6 +76,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     private final AccessPolicy access;
     private final RelayLimits relayLimits;
     private final DueWorkSignal signal;
+    private final DatabaseAvailability database;
+    private final StoreClock storeClock;
     private final DispatcherSettings settings;
     private final DeliverySettings delivery;
     private final long marginNanos;
@@ -96,16 +107,33 @@ public final class Dispatcher implements DeliveryCountsUseCase {
      */
     public Dispatcher(DeliveryStore store, RelayPublisher relay, AccessPolicy access, RelayLimits relayLimits,
                       DueWorkSignal signal, DeliveryObserver observer, DispatcherSettings settings) {
+        this(store, relay, access, relayLimits, signal, observer, settings, DatabaseAvailability.ASSUMED, store::now);
+    }
+
+    /**
+     * A dispatcher (not started) that follows a database watch.
+     *
+     * @param database   whether to claim at all (paused while the database takes no writes); told of every answered
+     *                   claim, look-up and reap, which stand in for the watch's own checks, and asked to run the
+     *                   reaper in its check slots
+     * @param storeClock the store's clock as known without a round trip, for planning sleeps (the claims themselves
+     *                   decide on the database's clock)
+     */
+    public Dispatcher(DeliveryStore store, RelayPublisher relay, AccessPolicy access, RelayLimits relayLimits,
+                      DueWorkSignal signal, DeliveryObserver observer, DispatcherSettings settings,
+                      DatabaseAvailability database, StoreClock storeClock) {
         if (store == null || relay == null || access == null || relayLimits == null || signal == null
-                || observer == null || settings == null) {
+                || observer == null || settings == null || database == null || storeClock == null) {
             throw new IllegalArgumentException("a dispatcher needs a store, a relay, an access policy, relay limits, "
-                    + "a signal, an observer and settings");
+                    + "a signal, an observer, settings, the database's availability and a store clock");
         }
         this.store = store;
         this.relay = relay;
         this.access = access;
         this.relayLimits = relayLimits;
         this.signal = signal;
+        this.database = database;
+        this.storeClock = storeClock;
         this.settings = settings;
         this.delivery = settings.delivery();
         this.marginNanos = delivery.safetyMargin().toNanos();
@@ -129,10 +157,13 @@ public final class Dispatcher implements DeliveryCountsUseCase {
             lifecycle.unlock();
         }
         accessChecks = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("buzz-access-check-", 0).factory());
-        reaper = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("buzz-lease-reaper").daemon().factory());
-        long reapNanos = settings.reapEvery().toNanos();
-        reaper.scheduleWithFixedDelay(this::reapExpiredLeases, 0, reapNanos, TimeUnit.NANOSECONDS);
+        // In the database watch's check slots where it takes them, so the reaper's statement spares a check.
+        if (!database.runInCheckSlots(settings.reapEvery(), () -> !stopping && reapExpiredLeases())) {
+            reaper = Executors.newSingleThreadScheduledExecutor(
+                    Thread.ofPlatform().name("buzz-lease-reaper").daemon().factory());
+            long reapNanos = settings.reapEvery().toNanos();
+            reaper.scheduleWithFixedDelay(this::reapExpiredLeases, 0, reapNanos, TimeUnit.NANOSECONDS);
+        }
         finisher.start();
         claimLoop = Thread.ofPlatform().name("buzz-dispatcher").daemon().start(this::runClaimLoop);
     }
@@ -167,7 +198,9 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         int unfinished = window.count();
         finisher.stop(deadline);
         accessChecks.shutdown();
-        reaper.shutdownNow();
+        if (reaper != null) {
+            reaper.shutdownNow();
+        }
         if (!emptied) {
             LOG.log(Level.WARNING, "{0} claims were still in flight after the shutdown bound {1}; the reaper will "
                     + "return them", Integer.toString(unfinished), bound);
@@ -221,7 +254,23 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         boolean dueButNotClaimed = false;
         long failures = 0;
         long failingSince = 0;
+        long pausedSince = 0;
+        boolean paused = false;
         while (!stopping) {
+            if (!database.takesWrites()) {
+                if (!paused) {
+                    paused = true;
+                    pausedSince = System.nanoTime();
+                    LOG.log(Level.INFO, "claiming paused: the database takes no writes now; resumes when it does");
+                }
+                pause(OUTAGE_POLL);
+                continue;
+            }
+            if (paused) {
+                paused = false;
+                LOG.log(Level.INFO, "claiming resumed after a pause of {0} ms",
+                        Long.toString((System.nanoTime() - pausedSince) / 1_000_000));
+            }
             try {
                 int room = window.awaitRoom(() -> stopping);
                 if (stopping || room == 0) {
@@ -230,6 +279,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 int want = Math.min(settings.claimBatch(), window.fitting(room));
                 long asked = System.nanoTime();
                 ClaimedBatch batch = store.claim(want, delivery.lease());
+                database.answered();
                 if (failures > 0) {
                     LOG.log(Level.INFO, "claim loop recovered after {0} failed attempt(s) over {1} ms", Long.toString(failures),
                             Long.toString((System.nanoTime() - failingSince) / 1_000_000));
@@ -247,6 +297,12 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 }
                 dueButNotClaimed = sleepUntilDue(dueButNotClaimed);
             } catch (RuntimeException e) {
+                pause(settings.errorPause());
+                if (!database.takesWrites()) {
+                    // The database watch has seen the outage this claim met meanwhile: the pause above logs it.
+                    LOG.log(Level.DEBUG, "a claim failed as the database became unavailable: {0}", e.toString());
+                    continue;
+                }
                 tally.errors.incrementAndGet();
                 if (failures++ == 0) {
                     failingSince = System.nanoTime();
@@ -255,7 +311,6 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 } else {
                     LOG.log(Level.DEBUG, "claim loop still failing ({0} attempts): {1}", Long.toString(failures), e.toString());
                 }
-                pause(settings.errorPause());
             }
         }
     }
@@ -420,7 +475,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
      */
     private boolean sleepUntilDue(boolean dueButNotClaimed) {
         Optional<Instant> next = store.nextDueAt();
-        Instant now = store.now();
+        database.answered();
+        Instant now = storeClock.now();
         Duration sleep = signal.listening() ? settings.backstopPoll()
                 : min(settings.backstopPoll(), DEAF_POLL);
         Instant target = now.plus(sleep);
@@ -487,18 +543,28 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         finisher.renewLeases();
     }
 
-    /** One reaper round; wakes the claim loop when it returned anything. */
-    void reapExpiredLeases() {
+    /**
+     * One reaper round; wakes the claim loop when it returned anything. Skipped while the database takes no writes.
+     *
+     * @return whether the database answered the reap
+     */
+    boolean reapExpiredLeases() {
+        if (!database.takesWrites()) {
+            return false; // the watch has logged the outage; a reap now could only fail
+        }
         try {
             int reaped = store.reap(delivery.reapGrace());
+            database.answered();
             if (reaped > 0) {
                 tally.reaped.addAndGet(reaped);
                 LOG.log(Level.INFO, "returned {0} expired claims to scheduled", Integer.toString(reaped));
                 signal.wakeUp();
             }
+            return true;
         } catch (RuntimeException e) {
             tally.errors.incrementAndGet();
             LOG.log(Level.WARNING, "reaping expired leases failed: {0}", e.toString());
+            return false;
         }
     }
 

@@ -7,6 +7,7 @@ import buzz.scheduled.application.port.in.DatabaseStatusUseCase.DatabaseStatus;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase.Health;
 import buzz.scheduled.application.port.out.DatabaseProbe;
 import buzz.scheduled.application.port.out.DatabaseProbe.Reading;
+import buzz.scheduled.application.testing.Poll;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -14,10 +15,17 @@ import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
-/** The database watch with a scripted probe and a hand-set clock: reachability, the skew and the store's clock. */
+/**
+ * The database watch with a scripted probe and a hand-set clock: reachability, read-only answers
+ * (docs/failure-scenarios.md F27), the skew and the store's clock, and when it reads (docs/benchmarks.md, "Idle
+ * cost").
+ */
 class DatabaseWatchTest {
     private static final Instant T = Instant.parse("2030-01-01T00:00:00Z");
 
@@ -26,6 +34,24 @@ class DatabaseWatchTest {
     private final DatabaseProbe probe = () -> script.isEmpty() ? new Reading.Failed("unscripted read")
             : script.removeFirst().get();
     private final DatabaseWatch watch = new DatabaseWatch(probe, clock, DatabaseWatch.Settings.DEFAULT);
+    private final AtomicLong ticks = new AtomicLong();
+    private final AtomicInteger renewals = new AtomicInteger();
+    /** A watch whose pauses run on {@link #ticks} and whose probe counts session renewals. */
+    private final DatabaseWatch paced = new DatabaseWatch(new DatabaseProbe() {
+        @Override
+        public Reading read() {
+            return probe.read();
+        }
+
+        @Override
+        public void renewSession() {
+            renewals.incrementAndGet();
+        }
+    }, clock, ticks::get, DatabaseWatch.Settings.DEFAULT);
+
+    private void tick(Duration step) {
+        ticks.addAndGet(step.toNanos());
+    }
 
     /** A read that takes {@code roundTrip} on the clock and finds the database {@code behind} this host. */
     private Supplier<Reading> answer(Duration roundTrip, Duration behind) {
@@ -167,5 +193,133 @@ class DatabaseWatchTest {
         assertThat(watch.databaseStatus().problem()).hasValueSatisfying(
                 problem -> assertThat(problem).contains("driver bug"));
         assertThat(watch.databaseStatus().reachable()).isFalse();
+    }
+
+    @Test
+    void check_readOnlyAnswer_isAnOutageThatRefusesWrites_untilAnAnswerTakesWritesAgain() {
+        script.add(answer(Duration.ofMillis(5), Duration.ZERO));
+        watch.check();
+        clock.advance(Duration.ofSeconds(2));
+        script.add(() -> new Reading.ReadOnly(clock.now().minusSeconds(30), "it is a hot standby"));
+        watch.check();
+
+        DatabaseStatus readOnly = watch.databaseStatus();
+        assertThat(readOnly.health()).isEqualTo(Health.READ_ONLY);
+        assertThat(readOnly.reachable()).as("not ready").isFalse();
+        assertThat(readOnly.outage()).as("requests refused at once").isTrue();
+        assertThat(readOnly.problem()).hasValueSatisfying(problem -> assertThat(problem)
+                .contains("refuses writes").contains("it is a hot standby"));
+        assertThat(watch.takesWrites()).as("claiming pauses").isFalse();
+        assertThat(readOnly.clockSkew()).as("a read-only answer still measures the clock").contains(
+                Duration.ofSeconds(30));
+
+        clock.advance(Duration.ofSeconds(5));
+        script.add(answer(Duration.ofMillis(5), Duration.ZERO));
+        watch.check();
+
+        assertThat(watch.databaseStatus().health()).isEqualTo(Health.UP);
+        assertThat(watch.databaseStatus().since()).isEqualTo(clock.now());
+        assertThat(watch.takesWrites()).isTrue();
+    }
+
+    @Test
+    void untilNextCheck_whileUp_anAnsweredStatementTakesTheNextReadsPlace() {
+        script.add(answer(Duration.ofMillis(5), Duration.ZERO));
+        paced.check();
+        assertThat(paced.untilNextCheck()).isEqualTo(Duration.ofSeconds(1));
+
+        tick(Duration.ofMillis(600));
+        paced.answered();
+
+        assertThat(paced.untilNextCheck()).as("the read due at 1 s is taken by the statement at 0.6 s: the next one"
+                + " is at 2 s, one statement a second").isEqualTo(Duration.ofMillis(1400));
+        tick(Duration.ofMillis(1400));
+        assertThat(paced.untilNextCheck()).isZero();
+    }
+
+    @Test
+    void untilNextCheck_aBurstOfStatements_putsTheReadOffToStayAtOneASecond_butNeverPastTwoSeconds() {
+        script.add(answer(Duration.ofMillis(5), Duration.ZERO));
+        paced.check();
+        tick(Duration.ofMillis(500));
+        paced.answered();
+        paced.answered();
+        paced.answered();
+
+        assertThat(paced.untilNextCheck()).as("three statements and a read in half a second: the read waits, but at"
+                + " most two seconds after the latest answer").isEqualTo(Duration.ofSeconds(2));
+        tick(Duration.ofSeconds(2));
+        assertThat(paced.untilNextCheck()).isZero();
+    }
+
+    @Test
+    void untilNextCheck_inAnOutage_readsEverySecondWhateverElseIsAnswered() {
+        script.add(() -> new Reading.Failed("Connection refused"));
+        paced.check();
+        tick(Duration.ofMillis(900));
+        paced.answered();
+
+        assertThat(paced.untilNextCheck()).as("only a read ends an outage").isEqualTo(Duration.ofMillis(100));
+    }
+
+    @Test
+    void recheck_readsAtOnceOnANewSession() {
+        script.add(answer(Duration.ofMillis(5), Duration.ZERO));
+        paced.check();
+        assertThat(paced.untilNextCheck()).isPositive();
+
+        paced.recheck();
+
+        assertThat(paced.untilNextCheck()).isZero();
+        assertThat(renewals).as("the probe was told to use a new session").hasValue(1);
+        script.add(() -> new Reading.ReadOnly(clock.now(), "default_transaction_read_only is on"));
+        paced.check();
+        assertThat(paced.databaseStatus().health()).isEqualTo(Health.READ_ONLY);
+        assertThat(paced.untilNextCheck()).as("the recheck was done").isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void runInCheckSlots_theStatementRunsInsteadOfReadsWhileUp_andAFailedOneIsFollowedByARead() throws Exception {
+        DatabaseWatch.Settings fast = new DatabaseWatch.Settings(Duration.ofMillis(20), Duration.ofSeconds(1),
+                Duration.ofMillis(250), Duration.ofSeconds(5));
+        AtomicInteger reads = new AtomicInteger();
+        AtomicInteger statements = new AtomicInteger();
+        AtomicInteger failing = new AtomicInteger();
+        AtomicReference<Reading> next = new AtomicReference<>(new Reading.Answered(T));
+        DatabaseWatch timed = new DatabaseWatch(() -> {
+            reads.incrementAndGet();
+            return next.get();
+        }, clock, fast);
+        try (timed) {
+            timed.check();
+            assertThat(timed.runInCheckSlots(Duration.ofMillis(60), () -> {
+                statements.incrementAndGet();
+                if (failing.get() > 0) {
+                    failing.decrementAndGet();
+                    return false;
+                }
+                timed.answered();
+                return true;
+            })).isTrue();
+            timed.start();
+            Poll.until("the statement in three slots",
+                    () -> statements.get() >= 3);
+            int readsBefore = reads.get();
+            failing.set(1);
+            int statementsBefore = statements.get();
+            Poll.until("the failed statement and the read after it",
+                    () -> statements.get() > statementsBefore && reads.get() > readsBefore);
+
+            next.set(new Reading.ReadOnly(T, "it is a hot standby"));
+            Poll.until("the read-only state",
+                    () -> timed.databaseStatus().health() == Health.READ_ONLY);
+            int statementsInOutage = statements.get();
+            int readsInOutage = reads.get();
+            Poll.until("reads during the outage",
+                    () -> reads.get() >= readsInOutage + 5);
+
+            assertThat(statements.get()).as("no statement in the slots while the database refuses writes")
+                    .isEqualTo(statementsInOutage);
+        }
     }
 }

@@ -9,6 +9,7 @@ import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
 import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.DatabaseAvailability;
 import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkNotice;
@@ -146,6 +147,16 @@ final class DispatchFixture implements AutoCloseable {
     Dispatcher start(DeliveryStore store, RelayPublisher publisher, AccessPolicy policy, DueWorkSignal signal,
                      DispatcherSettings settings) {
         Dispatcher dispatcher = new Dispatcher(store, publisher, policy, limits, signal, observer, settings);
+        dispatcher.start();
+        running.add(dispatcher);
+        return dispatcher;
+    }
+
+    /** Starts a dispatcher over {@code store} that follows {@code database} (a database watch's stand-in). */
+    Dispatcher start(DeliveryStore store, DueWorkSignal signal, DispatcherSettings settings,
+                     DatabaseAvailability database) {
+        Dispatcher dispatcher = new Dispatcher(store, relay, access, limits, signal, observer, settings, database,
+                clock);
         dispatcher.start();
         running.add(dispatcher);
         return dispatcher;

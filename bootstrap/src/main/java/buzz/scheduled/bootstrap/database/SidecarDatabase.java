@@ -4,6 +4,8 @@ import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.adapters.postgres.PoolSettings;
 import buzz.scheduled.adapters.postgres.PostgresDataSources;
 import buzz.scheduled.adapters.postgres.SchemaMigrator;
+import buzz.scheduled.adapters.postgres.SessionFaults;
+import buzz.scheduled.adapters.postgres.SharedSessionCheck;
 import buzz.scheduled.bootstrap.config.InvalidConfigurationException;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -21,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * file). With
  * {@code BUZZ_DIRECT_DATABASE_URL} (the way round a transaction-mode pooler such as PgBouncer), migrations and
  * {@code LISTEN} use that URL and the pool's connections make no named server-side prepared statements (see
- * {@link DatabaseUrls}). Closing closes the pool first, then stops the embedded server.
+ * {@link DatabaseUrls}); a direct URL that leads through a transaction-mode pooler anyway is refused at start
+ * ({@link SharedSessionCheck}). The pool evicts all its sessions when one of them was ended or refused writes
+ * ({@link SessionFaults}). Closing closes the pool first, then stops the embedded server.
  */
 public final class SidecarDatabase implements AutoCloseable {
 
@@ -35,13 +39,15 @@ public final class SidecarDatabase implements AutoCloseable {
     private static final int MIGRATION_CONNECTIONS = 3;
 
     private final HikariDataSource pool;
+    private final SessionFaults faults;
     private final Optional<EmbeddedDatabase> embedded;
     private final DatabaseUrls urls;
     private final String description;
 
-    private SidecarDatabase(HikariDataSource pool, Optional<EmbeddedDatabase> embedded, DatabaseUrls urls,
-                            String description) {
+    private SidecarDatabase(HikariDataSource pool, SessionFaults faults, Optional<EmbeddedDatabase> embedded,
+                            DatabaseUrls urls, String description) {
         this.pool = pool;
+        this.faults = faults;
         this.embedded = embedded;
         this.urls = urls;
         this.description = description;
@@ -57,6 +63,7 @@ public final class SidecarDatabase implements AutoCloseable {
      */
     public static SidecarDatabase open(SidecarConfig config) throws IOException {
         PoolSettings pool = new PoolSettings(config.database().poolSize(), Duration.ofSeconds(5), "buzz-postgres");
+        SessionFaults faults = new SessionFaults();
         Optional<String> url = config.database().url();
         if (url.isPresent()) {
             DatabaseUrl pooled = parse(SidecarConfig.DATABASE_URL, url.get());
@@ -69,20 +76,50 @@ public final class SidecarDatabase implements AutoCloseable {
             } else {
                 LOG.info("connecting to {}", pooled);
             }
-            return new SidecarDatabase(PostgresDataSources.create(urls.pooled(), pool), Optional.empty(), urls,
-                    urls.pooled().toString());
+            // Without a separate direct URL the pool's URL is direct too (requireSessions checks it).
+            HikariDataSource dataSource = PostgresDataSources.create(urls.pooled(), pool, faults,
+                    !urls.separateDirect());
+            try {
+                requireSessions(urls);
+            } catch (RuntimeException e) {
+                dataSource.close();
+                throw e;
+            }
+            return new SidecarDatabase(dataSource, faults, Optional.empty(), urls, urls.pooled().toString());
         }
         EmbeddedDatabase embedded = EmbeddedDatabase.start(config.dataDirectory(), EMBEDDED_STARTUP_WAIT,
                 EMBEDDED_STOP_WAIT);
         try {
             DatabaseUrl parsed = DatabaseUrl.parse(embedded.jdbcUrl());
-            HikariDataSource dataSource = PostgresDataSources.create(parsed, pool);
-            return new SidecarDatabase(dataSource, Optional.of(embedded), DatabaseUrls.same(parsed),
+            HikariDataSource dataSource = PostgresDataSources.create(parsed, pool, faults, true);
+            return new SidecarDatabase(dataSource, faults, Optional.of(embedded), DatabaseUrls.same(parsed),
                     "embedded PostgreSQL on port " + embedded.port() + " in " + embedded.pgdata());
         } catch (RuntimeException e) {
             embedded.close();
             throw e;
         }
+    }
+
+    /**
+     * Refuses a direct URL (the one migrations and {@code LISTEN} use: {@code BUZZ_DIRECT_DATABASE_URL}, else
+     * {@code DATABASE_URL}) that leads through a transaction-mode pooler, in one sentence naming
+     * {@code BUZZ_DIRECT_DATABASE_URL} (docs/failure-scenarios.md F29), instead of a failure deep in Flyway.
+     */
+    private static void requireSessions(DatabaseUrls urls) {
+        Optional<String> shared = SharedSessionCheck.sharedSession(urls.direct());
+        if (shared.isEmpty()) {
+            return;
+        }
+        String pooler = " leads through a transaction-mode pooler such as PgBouncer (" + shared.get() + ")";
+        if (urls.separateDirect()) {
+            throw new InvalidConfigurationException(SidecarConfig.BUZZ_DIRECT_DATABASE_URL,
+                    SidecarConfig.BUZZ_DIRECT_DATABASE_URL + " (" + urls.direct() + ")" + pooler + ", but migrations"
+                            + " and LISTEN need a session of their own: point it at PostgreSQL itself, not the pooler");
+        }
+        throw new InvalidConfigurationException(SidecarConfig.DATABASE_URL, SidecarConfig.DATABASE_URL + " ("
+                + urls.direct() + ")" + pooler + ", where migrations and LISTEN cannot keep the session they need: set "
+                + SidecarConfig.BUZZ_DIRECT_DATABASE_URL + " to a direct connection to the database (the pool keeps"
+                + " using DATABASE_URL)");
     }
 
     private static DatabaseUrl parse(String variable, String text) {
@@ -96,6 +133,11 @@ public final class SidecarDatabase implements AutoCloseable {
     /** The pool. */
     public DataSource dataSource() {
         return pool;
+    }
+
+    /** How the pool treats ended and read-only sessions (evicts them all; reports refused writes). */
+    public SessionFaults sessionFaults() {
+        return faults;
     }
 
     /** Where the pool connects, and where {@code LISTEN} and migrations do. */

@@ -1,25 +1,22 @@
 package buzz.scheduled.bootstrap.delivery;
 
-import java.io.PrintWriter;
+import buzz.scheduled.adapters.postgres.testing.ForwardingDataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * A pool wrapper that can hand out one connection whose server process was just terminated
  * ({@code pg_terminate_backend}), so the next statement on it fails the way a dropped database connection does.
  */
-final class CuttableDataSource implements DataSource {
-    private final DataSource pool;
+final class CuttableDataSource extends ForwardingDataSource {
     private final AtomicReference<Thread> dropNextFor = new AtomicReference<>();
 
     CuttableDataSource(DataSource pool) {
-        this.pool = pool;
+        super(pool);
     }
 
     /**
@@ -49,45 +46,5 @@ final class CuttableDataSource implements DataSource {
             }
         }
         return connection;
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        throw new SQLFeatureNotSupportedException("credentials come from the pool");
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return pool.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        pool.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        pool.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return pool.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return pool.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> type) throws SQLException {
-        return pool.unwrap(type);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> type) throws SQLException {
-        return pool.isWrapperFor(type);
     }
 }

@@ -143,6 +143,48 @@ public final class ScratchDatabaseExtension implements BeforeAllCallback, AfterA
     }
 
     /**
+     * Runs {@code sql} over a connection of its own to the server's {@code postgres} database, not the scratch one:
+     * for statements about the scratch database and its sessions ({@code ALTER DATABASE ... SET},
+     * {@code pg_terminate_backend}) that must not run in one of its sessions, which they may end or make read-only.
+     *
+     * @return the number of rows the statement returned or changed
+     * @throws IllegalStateException naming the statement and PostgreSQL's message when it fails
+     */
+    public int executeOnServer(String sql) {
+        requireActive();
+        java.util.Properties properties = new java.util.Properties();
+        properties.setProperty("user", server.user());
+        server.password().ifPresent(password -> properties.setProperty("password", password));
+        try (Connection connection = java.sql.DriverManager.getConnection("jdbc:postgresql://" + server.host() + ":"
+                + server.port() + "/postgres", properties);
+             java.sql.Statement statement = connection.createStatement()) {
+            if (statement.execute(sql)) {
+                int rows = 0;
+                try (ResultSet result = statement.getResultSet()) {
+                    while (result.next()) {
+                        rows++;
+                    }
+                }
+                return rows;
+            }
+            return Math.max(0, statement.getUpdateCount());
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Ends every session of the scratch database whose {@code application_name} starts with
+     * {@code applicationPrefix} (from the server's {@code postgres} database, see {@link #executeOnServer}).
+     *
+     * @return how many were ended
+     */
+    public int terminateSessions(String applicationPrefix) {
+        return executeOnServer("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"
+                + databaseName() + "' AND application_name LIKE '" + applicationPrefix.replace("'", "''") + "%'");
+    }
+
+    /**
      * Empties every table of the public schema except Flyway's history, so each test starts from a blank
      * schema; sequences keep counting (fencing tokens only grow).
      */

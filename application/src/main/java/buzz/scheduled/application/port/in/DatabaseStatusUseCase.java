@@ -23,6 +23,12 @@ public interface DatabaseStatusUseCase {
          * tried, since the database may only be slow.
          */
         SLOW,
+        /**
+         * The database answers but refuses writes (a standby after a failover, {@code default_transaction_read_only}):
+         * an outage like {@link #DOWN}, requests are refused at once and delivery claims nothing until it takes writes
+         * again.
+         */
+        READ_ONLY,
         /** The last check failed (refused, timed out, broken connection): requests are refused at once. */
         DOWN
     }
@@ -46,9 +52,14 @@ public interface DatabaseStatusUseCase {
             }
         }
 
-        /** Whether the last check answered in time (ready). */
+        /** Whether the last check answered in time and found the database taking writes (ready). */
         public boolean reachable() {
             return health == Health.UP;
+        }
+
+        /** Whether requests are refused at once ({@link Health#DOWN} or {@link Health#READ_ONLY}). */
+        public boolean outage() {
+            return health == Health.DOWN || health == Health.READ_ONLY;
         }
     }
 }
