@@ -1,6 +1,7 @@
 package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.http.HttpApi;
+import buzz.scheduled.adapters.http.RelayStatedLimits;
 import buzz.scheduled.adapters.http.HttpSettings;
 import buzz.scheduled.adapters.http.OwnerApiLimits;
 import buzz.scheduled.adapters.http.OperatorAccess;
@@ -81,6 +82,10 @@ public final class HttpModule extends AbstractModule {
                 .identity(ServerIdentity.of(Optional.of(sidecarKey.publicKey())))
                 .operatorView(view, view)
                 .reportDatabase(database)
-                .relayContentLimit(() -> relayLimits.current().maxContentLength());
+                .relayLimits(() -> {
+                    RelayLimits.Limitation relay = relayLimits.current();
+                    return new RelayStatedLimits(relay.maxContentLength(), relay.maxMessageLength(),
+                            relay.maxEventTags(), relay.minPowDifficulty());
+                });
     }
 }

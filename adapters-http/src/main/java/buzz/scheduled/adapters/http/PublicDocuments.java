@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.function.Supplier;
 
 /**
@@ -23,7 +22,7 @@ final class PublicDocuments {
     private final HttpSettings settings;
     private final String openApi;
     private volatile ServerIdentity identity = ServerIdentity.of(Optional.empty());
-    private volatile Supplier<OptionalInt> relayContentLimit = OptionalInt::empty;
+    private volatile Supplier<RelayStatedLimits> relayLimits = () -> RelayStatedLimits.NONE;
 
     /** @throws IllegalStateException when the OpenAPI document is missing from the classpath (a build fault) */
     PublicDocuments(HttpSettings settings) {
@@ -36,9 +35,9 @@ final class PublicDocuments {
         this.identity = serverIdentity;
     }
 
-    /** Where the relay's stated content limit (bytes) comes from from now on. */
-    void relayContentLimit(Supplier<OptionalInt> limit) {
-        this.relayContentLimit = limit;
+    /** Where the relay's stated limits come from from now on. */
+    void relayLimits(Supplier<RelayStatedLimits> limits) {
+        this.relayLimits = limits;
     }
 
     /**
@@ -55,7 +54,7 @@ final class PublicDocuments {
         }
         Map<String, String> headers = Cors.infoHeaders();
         headers.put("Content-Type", nostrJson ? NOSTR_JSON : "application/json");
-        return new Answer.Json(200, InfoDocument.of(settings, identity, relayContentLimit.get()), headers);
+        return new Answer.Json(200, InfoDocument.of(settings, identity, relayLimits.get()), headers);
     }
 
     /** The OpenAPI document. */
