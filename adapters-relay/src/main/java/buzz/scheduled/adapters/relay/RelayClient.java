@@ -719,8 +719,10 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                     case NONE, PENDING -> end;
                 };
             }
-            if (end instanceof LookUpEnd.AuthFirst) {
+            if (end instanceof LookUpEnd.AuthFirst authFirst) {
                 // Asked again once the relay has answered our AUTH: never "not found" on an unauthenticated read.
+                LOG.debug("relay {} answered {} before AUTH ({}); asking again after it", settings.url(),
+                        resolution.subscription, authFirst.why());
                 authenticateNow = on.askAfterAuth(resolution.frames.values());
             } else {
                 for (Pending pending : resolution.frames.values()) {
