@@ -212,6 +212,33 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         enqueue(new Pending(publication, answer, true));
     }
 
+    /**
+     * {@inheritDoc} The publication joins the frames whose outcome is unknown after a lost connection: the next time
+     * the connection may ask, it is asked about (many in one {@code REQ}) and, if the relay does not have it, written
+     * at once.
+     */
+    @Override
+    public void resolveThenPublish(Publication publication, Consumer<PublishResult> answer) {
+        if (publication == null || answer == null) {
+            throw new IllegalArgumentException("a publication and an answer callback are required");
+        }
+        Pending pending = new Pending(publication, answer, false);
+        pending.dropped = true;
+        lock.lock();
+        try {
+            if (!closed) {
+                unresolved.add(pending);
+                relay.connect();
+                pending = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (pending != null) {
+            pending.answer(new PublishResult.NotSent("closed: the relay client for " + settings.url() + " is closed"));
+        }
+    }
+
     private void enqueue(Pending pending) {
         PublishResult refusal = null;
         lock.lock();
@@ -637,9 +664,18 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                                 + "was heard: the connection looks half-open";
                     }
                     if (!abort && current.gate.mayAsk() && !unresolved.isEmpty()) {
-                        List<Pending> carried = new ArrayList<>(unresolved);
+                        List<Pending> dropped = new ArrayList<>();
+                        List<Pending> earlier = new ArrayList<>();
+                        for (Pending pending : unresolved) {
+                            (pending.writtenAt == 0 ? earlier : dropped).add(pending);
+                        }
                         unresolved.clear();
-                        resolve(current, carried, "dropped");
+                        if (!dropped.isEmpty()) {
+                            resolve(current, dropped, "dropped");
+                        }
+                        if (!earlier.isEmpty()) {
+                            resolve(current, earlier, "earlier claim");
+                        }
                     }
                     if (!abort && !timedOut.isEmpty()) {
                         counters.timeouts.addAndGet(timedOut.size());
@@ -655,8 +691,11 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 lock.unlock();
             }
             for (Pending pending : unknown) {
-                pending.answer(new PublishResult.Transient("dropped: the connection was lost before the relay "
-                        + "answered, and no new connection came in time to ask whether it has the event"));
+                pending.answer(new PublishResult.Transient(pending.writtenAt == 0
+                        ? "unknown: no connection came in time to ask the relay whether it has the event an earlier"
+                        + " claim may have sent"
+                        : "dropped: the connection was lost before the relay answered, and no new connection came"
+                        + " in time to ask whether it has the event"));
             }
             for (Resolution resolution : overdue) {
                 resolved(current, resolution, new LookUpEnd.Unknown("got no answer within "

@@ -38,6 +38,8 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
     private final SettableClock clock;
     private final AtomicLong tokens = new AtomicLong();
     private volatile Predicate<Finish> failingWrite = finish -> false;
+    /** Rows an earlier claim may have sent without its outcome recorded (PostgreSQL's outcome_unknown); under lock. */
+    private final Set<ScheduleId> outcomeUnknown = new HashSet<>();
 
     /**
      * @param store the rows (and the lock) shared with the owner's store
@@ -83,7 +85,8 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
                 NostrEvent event = next.event().orElseThrow();
                 claimed.add(new ClaimedMessage(new Claim(next.id(), token), next.revision(), next.eventId(),
                         NostrEventJson.write(event), next.owner(), next.channel(), next.dueAt(), now.plus(lease),
-                        next.attempts(), store.tombstoned(next.channel())));
+                        next.attempts(), store.tombstoned(next.channel()),
+                        outcomeUnknown.contains(next.id()) ? EarlierSend.OUTCOME_UNKNOWN : EarlierSend.NONE));
             }
             return new ClaimedBatch(Optional.of(now), claimed);
         }
@@ -134,12 +137,19 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
                 transition = Transition.RELEASE;
                 written = Written.RESCHEDULED;
             }
+            case Finish.Unresolved unresolved -> {
+                transition = Transition.RELEASE;
+                written = Written.RESCHEDULED;
+            }
         }
         Optional<ScheduledMessage> moved = TableMoves.move(stored, transition, parts, now);
         if (moved.isEmpty()) {
             return new FinishResult(Written.LOST, Optional.empty());
         }
         store.put(moved.get());
+        if (finish instanceof Finish.Unresolved) {
+            outcomeUnknown.add(stored.id());
+        }
         return new FinishResult(written, Optional.of(now));
     }
 
