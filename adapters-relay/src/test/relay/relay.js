@@ -55,6 +55,8 @@
 //         its start), counted over all connections as khatru's EventIPRateLimiter counts per address; an EVENT
 //         beyond that is answered ["OK", id, false, "rate-limited: ..."] and not stored (and not counted).
 //
+// NIP-09: a kind-5 deletion removes the events it names by the same author, and is itself stored and broadcast.
+//
 // NIP-11: an HTTP GET with "Accept: application/nostr+json" on the same port answers the relay information
 // document (name, supported_nips, and whatever plugins add, e.g. the relay's "pubkey").
 //
@@ -203,6 +205,19 @@ class MemoryEventRepository extends EventRepository {
     this.events.set(event.id, event);
   }
 
+  /**
+   * NIP-09, as strfry and khatru do it: the events the deletion names with "e" tags are removed when they have the
+   * deletion's author, and the deletion itself is stored and sent to subscribers (the core only calls this and
+   * neither stores nor broadcasts a kind 5).
+   */
+  async deleteByDeletionRequest(event) {
+    for (const tag of event.tags) {
+      const old = tag[0] === 'e' ? this.events.get(tag[1]) : undefined;
+      if (old && old.pubkey === event.pubkey && old.kind !== 5) this.events.delete(tag[1]);
+    }
+    if (this.upsert(event).isDuplicate === false && this.afterDeletion) await this.afterDeletion(event);
+  }
+
   find(filter) {
     const matching = [...this.events.values()]
       .filter(event => matches(event, filter))
@@ -305,7 +320,8 @@ function loadPlugin(file, options, relay) {
 
 async function main() {
   const options = parseOptions(process.argv.slice(2), process.env);
-  const relay = new NostrRelay(new MemoryEventRepository(options.data, options.maxResults), {
+  const repository = new MemoryEventRepository(options.data, options.maxResults);
+  const relay = new NostrRelay(repository, {
     // NIP-42 is on exactly when a hostname is set; AUTH events must name ws://<this host>:...
     hostname: options.auth ? (options.authHostname ?? options.host) : undefined,
     logLevel: LogLevel.ERROR,
@@ -314,6 +330,7 @@ async function main() {
     eventHandlingResultCacheTtl: 0,
     filterResultCacheTtl: 0,
   });
+  repository.afterDeletion = event => relay.broadcast(event);
   if (options.auth) relay.register(requireAuthPlugin(options));
   if (options.maxLimit !== null) relay.register(maxLimitPlugin(options));
   if (options.rateLimit !== null) relay.register(rateLimitPlugin(options.rateLimit));

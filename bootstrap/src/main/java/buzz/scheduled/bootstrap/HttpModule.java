@@ -12,8 +12,10 @@ import buzz.scheduled.adapters.http.ReadinessCheck;
 import buzz.scheduled.adapters.http.ReadinessCheck.Readiness;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
+import buzz.scheduled.application.port.in.OwnerSettingsUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.out.RelayLimits;
+import buzz.scheduled.application.service.AttemptsService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.service.OperatorViewService;
@@ -75,17 +77,21 @@ public final class HttpModule extends AbstractModule {
     HttpApi httpApi(OwnerMessagesService owner, OperatorAccess operators, AuthenticateRequestUseCase authentication,
                     ReadinessCheck readiness, HttpSettings settings, SidecarConfig config,
                     PrometheusMeterRegistry registry, OperatorViewService view, SecretKey sidecarKey,
-                    DatabaseStatusUseCase database, RelayLimits relayLimits) {
+                    DatabaseStatusUseCase database, RelayLimits relayLimits, AttemptsService attempts,
+                    OwnerSettingsUseCase ownerSettings) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
                 .meters(registry, registry::scrape)
                 .cors(config.operations().cors())
                 .identity(ServerIdentity.of(Optional.of(sidecarKey.publicKey())))
                 .operatorView(view, view)
+                .deliveryHistory(attempts, attempts)
                 .reportDatabase(database)
                 .relayLimits(() -> {
                     RelayLimits.Limitation relay = relayLimits.current();
                     return new RelayStatedLimits(relay.maxContentLength(), relay.maxMessageLength(),
                             relay.maxEventTags(), relay.minPowDifficulty());
-                });
+                })
+                .ownerSettings(ownerSettings)
+                .nostrFeatures(config.nostr().dvm(), config.nostr().notices());
     }
 }

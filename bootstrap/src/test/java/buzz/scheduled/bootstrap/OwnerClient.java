@@ -33,7 +33,7 @@ final class OwnerClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Bip340Signer signer = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
+    private final Bip340Signer signer;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final AtomicLong nonce = new AtomicLong();
     private final int port;
@@ -48,6 +48,16 @@ final class OwnerClient {
      * checks them against its own host's clock, which a test may have moved (libfaketime).
      */
     OwnerClient(int port, Duration signingClockOffset) {
+        this(port, signingClockOffset, SecretKey.generate(new SecureRandom()));
+    }
+
+    /** An owner with {@code key} (to act as the author of events another client signed too). */
+    OwnerClient(int port, SecretKey key) {
+        this(port, Duration.ZERO, key);
+    }
+
+    private OwnerClient(int port, Duration signingClockOffset, SecretKey key) {
+        this.signer = new Bip340Signer(key, new SecureRandom());
         this.port = port;
         this.signingClockOffset = signingClockOffset;
     }
@@ -107,6 +117,21 @@ final class OwnerClient {
         HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
                 + "/v1/info")).timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
         return new Reply(response.statusCode(), JSON.readTree(response.body()), response.body());
+    }
+
+    /** {@code GET /v1/scheduled-messages/{id}/attempts}. */
+    Reply attempts(String id) throws IOException, InterruptedException {
+        return send("GET", "/v1/scheduled-messages/" + id + "/attempts", null);
+    }
+
+    /** {@code GET /v1/owner/settings}. */
+    Reply settings() throws IOException, InterruptedException {
+        return send("GET", "/v1/owner/settings", null);
+    }
+
+    /** {@code PUT /v1/owner/settings} with {@code {"notices": choice}}. */
+    Reply notices(String choice) throws IOException, InterruptedException {
+        return send("PUT", "/v1/owner/settings", "{\"notices\":\"" + choice + "\"}");
     }
 
     /** {@code GET /v1/scheduled-messages/{id}}. */

@@ -1,8 +1,11 @@
 package buzz.scheduled.adapters.http;
 
+import buzz.scheduled.application.port.in.AdminMessageDetailUseCase;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
+import buzz.scheduled.application.port.in.MessageAttemptsUseCase;
+import buzz.scheduled.application.port.in.OwnerSettingsUseCase;
 import buzz.scheduled.application.port.in.QueueStatsUseCase;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -58,6 +61,7 @@ public final class HttpApi {
     private final ProbeAnswers probes;
     private final PublicDocuments documents;
     private final Routes routes;
+    private final OwnerSettingsRoutes ownerSettings;
     private final ApiServer server;
     private Javalin app;
 
@@ -95,7 +99,8 @@ public final class HttpApi {
         this.authentication = new RequestAuthentication(settings, authentication, operatorAccess, bodyCap);
         this.probes = new ProbeAnswers(readiness, deadline, settings);
         this.documents = new PublicDocuments(settings);
-        this.routes = new Routes(settings, new OwnerRoutes(useCases, settings),
+        this.ownerSettings = new OwnerSettingsRoutes(settings);
+        this.routes = new Routes(settings, new OwnerRoutes(useCases, settings), ownerSettings,
                 operatorAccess.useCases().map(OperatorRoutes::new), documents, probes, metrics,
                 new OperatorPage(settings.publicBaseUrl().toString()));
         this.server = new ApiServer(settings, routes, this.authentication, deadline,
@@ -173,6 +178,31 @@ public final class HttpApi {
     }
 
     /**
+     * Serves {@code GET/PUT /v1/owner/settings} from {@code settings}; without it those routes answer
+     * {@code 503 unavailable}.
+     *
+     * @return this API
+     */
+    public HttpApi ownerSettings(OwnerSettingsUseCase settings) {
+        if (settings == null) {
+            throw new IllegalArgumentException("the owner settings use case is missing");
+        }
+        ownerSettings.use(settings);
+        return this;
+    }
+
+    /**
+     * Which Nostr-native features this server runs, for the NIP-11 document: the kind-5905 front door
+     * ({@code BUZZ_DVM}) and NIP-17 notices ({@code BUZZ_NOTICES}).
+     *
+     * @return this API
+     */
+    public HttpApi nostrFeatures(boolean dvm, boolean notices) {
+        documents.nostrFeatures(dvm, notices);
+        return this;
+    }
+
+    /**
      * Serves the operators' read routes ({@code GET /v1/admin/messages}, {@code GET /v1/admin/stats}) from these
      * use cases; without them those routes answer {@code 503 unavailable}.
      *
@@ -183,6 +213,21 @@ public final class HttpApi {
             throw new IllegalArgumentException("the operator view needs its stats and message use cases");
         }
         routes.operatorView(new AdminRoutes(stats, messages));
+        return this;
+    }
+
+    /**
+     * Serves a message's delivery attempts ({@code GET /v1/scheduled-messages/{id}/attempts} to its owner,
+     * {@code GET /v1/admin/messages/{id}} to operators) from these use cases; without them those routes answer
+     * {@code 503 unavailable}.
+     *
+     * @return this API
+     */
+    public HttpApi deliveryHistory(MessageAttemptsUseCase owners, AdminMessageDetailUseCase operators) {
+        if (owners == null || operators == null) {
+            throw new IllegalArgumentException("the delivery history needs its owner and operator use cases");
+        }
+        routes.deliveryHistory(new AttemptRoutes(owners, operators));
         return this;
     }
 

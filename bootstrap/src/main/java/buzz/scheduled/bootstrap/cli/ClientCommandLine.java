@@ -40,7 +40,8 @@ final class ClientCommandLine {
             "get", Set.of(),
             "edit", Set.of("--at", "--in"),
             "cancel", Set.of(),
-            "send-now", Set.of());
+            "send-now", Set.of(),
+            "settings", Set.of("--notices"));
     private static final Set<String> REPEATABLE = Set.of("--tag");
 
     private static final String JAR = "java -jar buzz-scheduled-delivery.jar";
@@ -78,7 +79,13 @@ final class ClientCommandLine {
                     usage: %s send-now <id>
                     Makes a pending message due now. When its created_at is further ahead than the relay accepts,
                     the sidecar asks for a new signature (resign_required): the stored content is signed again with
-                    created_at = now and sent instead.""");
+                    created_at = now and sent instead.""",
+            "settings", """
+                    usage: %s settings [--notices none|failures|all]
+                    Shows your settings, or changes which NIP-17 direct messages the sidecar sends you about your
+                    messages: none, failures (every message that fails; the default) or all (also each publication).
+                    The sidecar sends them only when its operator switched notices on (BUZZ_NOTICES).
+                      --notices <choice>  none, failures or all""");
 
     /** The options and exit codes every client command shares, appended to each usage text. */
     static final String COMMON_USAGE = """
@@ -165,9 +172,21 @@ final class ClientCommandLine {
             case "edit" -> edit(options, positional, stdin);
             case "cancel" -> new ClientRequest.Cancel(onlyId(command, positional));
             case "send-now" -> new ClientRequest.SendNow(onlyId(command, positional));
+            case "settings" -> settings(options, positional);
             default -> throw new IllegalStateException("no parser for " + command);
         };
         return new Parsed.Run(common, request);
+    }
+
+    private static ClientRequest settings(Map<String, List<String>> options, List<String> positional) {
+        if (!positional.isEmpty()) {
+            throw ClientFailure.usage("settings takes no arguments, got " + String.join(" ", positional));
+        }
+        Optional<String> notices = single(options, "--notices");
+        if (notices.isPresent() && !Set.of("none", "failures", "all").contains(notices.get())) {
+            throw ClientFailure.usage("--notices takes none, failures or all; got '" + notices.get() + "'");
+        }
+        return new ClientRequest.Settings(notices);
     }
 
     private static ClientRequest schedule(Map<String, List<String>> options, List<String> positional,

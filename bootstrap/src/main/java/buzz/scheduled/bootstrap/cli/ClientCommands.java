@@ -54,7 +54,8 @@ public final class ClientCommands {
     public static final int EXIT_UNREACHABLE = 6;
 
     /** The subcommands handled here. */
-    public static final Set<String> NAMES = Set.of("schedule", "list", "get", "edit", "cancel", "send-now");
+    public static final Set<String> NAMES = Set.of("schedule", "list", "get", "edit", "cancel", "send-now",
+            "settings");
     /** The sidecar's URL when {@code --url} is not given. */
     public static final String BUZZ_URL = "BUZZ_URL";
     /** The author's key file when {@code --key-file} is not given. */
@@ -72,9 +73,11 @@ public final class ClientCommands {
               edit <id> [--at <time> | --in <delay>] [<content>]
               cancel <id>
               send-now <id>
+              settings [--notices none|failures|all]
               common: --url <url> (or BUZZ_URL), --key-file <file> (or BUZZ_AUTHOR_KEY_FILE), --json""";
 
     private static final String COLLECTION = "/v1/scheduled-messages";
+    private static final String SETTINGS = "/v1/owner/settings";
 
     private final Map<String, String> environment;
     private final InputStream in;
@@ -174,6 +177,10 @@ public final class ClientCommands {
                 }
                 yield answer.requireSuccess();
             }
+            case ClientRequest.Settings settings -> settings.notices()
+                    .map(choice -> api.send("PUT", SETTINGS, ("{\"notices\":\"" + choice + "\"}")
+                            .getBytes(StandardCharsets.UTF_8), Map.of()))
+                    .orElseGet(() -> api.get(SETTINGS)).requireSuccess();
         };
     }
 
@@ -229,6 +236,9 @@ public final class ClientCommands {
             case ClientRequest.Edit edit -> "edited " + ItemText.line(body, now);
             case ClientRequest.Cancel cancel -> "cancelled " + ItemText.line(body, now);
             case ClientRequest.SendNow sendNow -> "sending now " + ItemText.line(body, now);
+            case ClientRequest.Settings settings -> "notices: " + body.path("notices").asText()
+                    + (body.path("notices_enabled").asBoolean() ? "" : " (this sidecar sends no notices: its operator"
+                    + " has not switched them on)");
         };
     }
 
