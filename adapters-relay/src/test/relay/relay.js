@@ -39,6 +39,22 @@
 //                    beyond that is answered ["CLOSED", <id>, "error: too many subscriptions"] and not run.
 // --log-received FILE appends {"id","at","bytes","connection"} for every EVENT message it reads, "at" in Unix ms.
 //
+// Dialects: what some relays say differently from the rest.
+// --duplicate-false   answers a repeated EVENT ["OK", id, false, "duplicate: ..."] (the event is stored; the flag is
+//         false), as some relays do, instead of true.
+// --challenge-late    with --auth: no AUTH challenge on connect; it is sent only right after an answer that asks for
+//         AUTH (an "auth-required:" OK, or a read refused or emptied by --auth-reads), as relays that challenge on
+//         demand do. A client that waits for a challenge before its first EVENT waits in vain.
+// --auth-reads closed|eose   with --auth: a REQ from a connection that has not authenticated is not run. "closed":
+//         answered ["CLOSED", sub, "auth-required: ..."]; "eose": answered with the AUTH challenge and an empty
+//         ["EOSE", sub], as relays that serve protected events only to authenticated readers do.
+// --max-limit N --max-limit-answer notice|closed   a REQ with a filter whose "limit" is over N is refused and not
+//         run: by ["NOTICE", "error: ..."] (no subscription id, no EOSE) or by ["CLOSED", sub, "invalid: ..."];
+//         the NIP-11 document states no max_limit.
+// --rate-limit N/S    at most N events accepted at once, and N more every S seconds (the relay's own clock, from
+//         its start), counted over all connections as khatru's EventIPRateLimiter counts per address; an EVENT
+//         beyond that is answered ["OK", id, false, "rate-limited: ..."] and not stored (and not counted).
+//
 // NIP-09: a kind-5 deletion removes the events it names by the same author, and is itself stored and broadcast.
 //
 // NIP-11: an HTTP GET with "Accept: application/nostr+json" on the same port answers the relay information
@@ -59,6 +75,9 @@ const {
   EventUtils,
   LogLevel,
   MessageType,
+  createOutgoingAuthMessage,
+  createOutgoingClosedMessage,
+  createOutgoingEoseMessage,
   createOutgoingNoticeMessage,
   createOutgoingOkMessage,
 } = require('@nostr-relay/common');
@@ -81,6 +100,12 @@ function parseOptions(argv, env) {
     logReceived: null,
     dropFirstAfter: null,
     maxSubscriptions: null,
+    duplicateFalse: false,
+    challengeLate: false,
+    authReads: null,
+    maxLimit: null,
+    maxLimitAnswer: 'notice',
+    rateLimit: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -104,6 +129,12 @@ function parseOptions(argv, env) {
     else if (arg === '--log-received') options.logReceived = value();
     else if (arg === '--drop-first-after') options.dropFirstAfter = Number(value());
     else if (arg === '--max-subscriptions') options.maxSubscriptions = Number(value());
+    else if (arg === '--duplicate-false') options.duplicateFalse = true;
+    else if (arg === '--challenge-late') options.challengeLate = true;
+    else if (arg === '--auth-reads') options.authReads = value();
+    else if (arg === '--max-limit') options.maxLimit = Number(value());
+    else if (arg === '--max-limit-answer') options.maxLimitAnswer = value();
+    else if (arg === '--rate-limit') options.rateLimit = rate(value());
     else throw new Error(`unknown argument ${arg}`);
   }
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
@@ -112,7 +143,28 @@ function parseOptions(argv, env) {
   if (options.maxResults !== null && (!Number.isInteger(options.maxResults) || options.maxResults < 1)) {
     throw new Error(`max results must be a positive integer, got ${options.maxResults}`);
   }
+  if ((options.challengeLate || options.authReads !== null) && !options.auth) {
+    throw new Error('--challenge-late and --auth-reads need --auth');
+  }
+  if (options.authReads !== null && !['closed', 'eose'].includes(options.authReads)) {
+    throw new Error(`--auth-reads is closed or eose, got ${options.authReads}`);
+  }
+  if (options.maxLimit !== null && (!Number.isInteger(options.maxLimit) || options.maxLimit < 1)) {
+    throw new Error(`--max-limit must be a positive integer, got ${options.maxLimit}`);
+  }
+  if (!['notice', 'closed'].includes(options.maxLimitAnswer)) {
+    throw new Error(`--max-limit-answer is notice or closed, got ${options.maxLimitAnswer}`);
+  }
   return options;
+}
+
+/** "10/5" → {events: 10, seconds: 5}. */
+function rate(text) {
+  const match = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(text);
+  if (!match || Number(match[1]) < 1 || Number(match[2]) <= 0) {
+    throw new Error(`--rate-limit is N/S (N events every S seconds), got ${text}`);
+  }
+  return { events: Number(match[1]), seconds: Number(match[2]) };
 }
 
 /** Events in memory (optionally mirrored to a JSON-lines file), with NIP-01 filters. */
@@ -190,16 +242,73 @@ function matches(event, filter) {
   return true;
 }
 
-/** NIP-42: refuse EVENT from a connection that has not authenticated (the core only issues challenges). */
-function requireAuthPlugin() {
+/**
+ * NIP-42: refuse EVENT from a connection that has not authenticated (the core only issues challenges), and with
+ * --auth-reads refuse or empty its REQs. With --challenge-late the challenge (the core's, ctx.id) follows the refusal.
+ */
+function requireAuthPlugin(options) {
+  const challenge = ctx => {
+    if (options.challengeLate) ctx.sendMessage(createOutgoingAuthMessage(ctx.id));
+  };
   return {
     async handleMessage(ctx, message, next) {
       if (message[0] === MessageType.EVENT && !ctx.pubkey) {
         const reason = 'auth-required: this relay accepts events from authenticated connections only';
         ctx.sendMessage(createOutgoingOkMessage(message[1].id, false, reason));
+        challenge(ctx);
         return { messageType: MessageType.EVENT, success: false, message: reason };
       }
+      if (message[0] === MessageType.REQ && !ctx.pubkey && options.authReads !== null) {
+        const reason = 'auth-required: this relay serves authenticated connections only';
+        if (options.authReads === 'closed') {
+          ctx.sendMessage(createOutgoingClosedMessage(message[1], reason));
+          challenge(ctx);
+        } else {
+          challenge(ctx);
+          ctx.sendMessage(createOutgoingEoseMessage(message[1]));
+        }
+        return { messageType: MessageType.REQ, success: false, message: reason };
+      }
       return next();
+    },
+  };
+}
+
+/**
+ * khatru's EventIPRateLimiter for every connection together: a count of accepted events that N more may join while
+ * it is below N, lowered by N every S seconds. Refused events do not count.
+ */
+function rateLimitPlugin(limit) {
+  let accepted = 0;
+  setInterval(() => { accepted = Math.max(0, accepted - limit.events); }, limit.seconds * 1000).unref();
+  return {
+    async handleMessage(ctx, message, next) {
+      if (message[0] !== MessageType.EVENT) return next();
+      if (accepted >= limit.events) {
+        const reason = `rate-limited: at most ${limit.events} events every ${limit.seconds} s`;
+        ctx.sendMessage(createOutgoingOkMessage(message[1].id, false, reason));
+        return { messageType: MessageType.EVENT, success: false, message: reason };
+      }
+      accepted++;
+      return next();
+    },
+  };
+}
+
+/** Refuses a REQ with a filter whose limit is over --max-limit, by NOTICE or CLOSED, without running it. */
+function maxLimitPlugin(options) {
+  return {
+    async handleMessage(ctx, message, next) {
+      if (message[0] !== MessageType.REQ) return next();
+      const over = message.slice(2).map(filter => filter?.limit).find(limit => limit > options.maxLimit);
+      if (over === undefined) return next();
+      if (options.maxLimitAnswer === 'closed') {
+        ctx.sendMessage(createOutgoingClosedMessage(message[1],
+          `invalid: limit ${over} is over this relay's maximum of ${options.maxLimit}`));
+      } else {
+        ctx.sendMessage(createOutgoingNoticeMessage(`error: limit ${over} is over this relay's maximum of ${options.maxLimit}`));
+      }
+      return { messageType: MessageType.REQ, success: false };
     },
   };
 }
@@ -222,7 +331,9 @@ async function main() {
     filterResultCacheTtl: 0,
   });
   repository.afterDeletion = event => relay.broadcast(event);
-  if (options.auth) relay.register(requireAuthPlugin());
+  if (options.auth) relay.register(requireAuthPlugin(options));
+  if (options.maxLimit !== null) relay.register(maxLimitPlugin(options));
+  if (options.rateLimit !== null) relay.register(rateLimitPlugin(options.rateLimit));
   const plugins = options.plugins.map(file => loadPlugin(file, options, relay));
   for (const plugin of plugins) relay.register(plugin);
   const info = Object.assign({ name: 'buzz-scheduled test relay', supported_nips: [1, 11, 42] },
@@ -247,22 +358,30 @@ async function main() {
   server.on('connection', (ws, request) => {
     const connection = ++connections;
     let events = 0;
-    if (options.loseFirstOk || options.silentDuplicates) {
+    // The core's challenge on connect is held back for --challenge-late (it goes out with the first refusal).
+    let connecting = options.challengeLate;
+    if (options.loseFirstOk || options.silentDuplicates || options.duplicateFalse || options.challengeLate) {
       const send = ws.send.bind(ws);
       ws.send = (data, ...rest) => {
         const text = typeof data === 'string' ? data : data.toString();
+        if (connecting && text.startsWith('["AUTH"')) return;
         if (text.startsWith('["OK"')) {
-          const [, id, , message] = JSON.parse(text);
-          if (options.silentDuplicates && String(message ?? '').startsWith('duplicate:')) return;
+          const [, id, accepted, message] = JSON.parse(text);
+          const duplicate = String(message ?? '').startsWith('duplicate:');
+          if (options.silentDuplicates && duplicate) return;
           if (options.loseFirstOk && !okLost.has(id)) {
             okLost.add(id);
             return;
+          }
+          if (options.duplicateFalse && duplicate && accepted) {
+            return send(JSON.stringify(['OK', id, false, message]), ...rest);
           }
         }
         return send(data, ...rest);
       };
     }
     relay.handleConnection(ws, request.socket.remoteAddress);
+    connecting = false;
     let messages = 0;
     const open = new Set();
     ws.on('message', async data => {

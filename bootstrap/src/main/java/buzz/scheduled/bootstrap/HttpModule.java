@@ -1,6 +1,7 @@
 package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.http.HttpApi;
+import buzz.scheduled.adapters.http.RelayStatedLimits;
 import buzz.scheduled.adapters.http.HttpSettings;
 import buzz.scheduled.adapters.http.OwnerApiLimits;
 import buzz.scheduled.adapters.http.OperatorAccess;
@@ -90,7 +91,11 @@ public final class HttpModule extends AbstractModule {
                 .operatorView(view, view)
                 .deliveryHistory(attempts, attempts)
                 .reportDatabase(database)
-                .relayContentLimit(() -> relayLimits.current().maxContentLength())
+                .relayLimits(() -> {
+                    RelayLimits.Limitation relay = relayLimits.current();
+                    return new RelayStatedLimits(relay.maxContentLength(), relay.maxMessageLength(),
+                            relay.maxEventTags(), relay.minPowDifficulty());
+                })
                 .ownerSettings(ownerSettings)
                 .nostrFeatures(config.nostr().dvm(), config.nostr().notices());
     }

@@ -158,8 +158,9 @@ public final class Sidecar implements AutoCloseable {
         Duration grace = config.delivery().shutdownGrace();
         own((AutoCloseable) () -> {
             Dispatcher.Shutdown left = dispatcher.stop(grace);
-            LOG.info("dispatcher stopped: {} claim(s) given back, {} send(s) still unfinished (grace {} s)",
-                    left.released(), left.unfinished(), grace.toSeconds());
+            LOG.info("dispatcher stopped: {} claim(s) given back, {} unanswered send(s) given back to be asked about,"
+                    + " {} left to the reaper (grace {} s)", left.released(), left.unresolved(), left.unfinished(),
+                    grace.toSeconds());
         });
         dispatcher.start();
         LOG.info("delivering to {}", config.relay().url());

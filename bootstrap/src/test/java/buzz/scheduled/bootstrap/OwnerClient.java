@@ -2,7 +2,10 @@ package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.domain.nostr.ProofOfWork;
+import buzz.scheduled.domain.nostr.UnsignedEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -69,6 +72,29 @@ final class OwnerClient {
         return signer.sign(createdAt, 9, List.of(List.of("h", channel)), content);
     }
 
+    /**
+     * A kind-9 message mined to at least {@code bits} leading zero bits of its id (NIP-13), its nonce tag committing
+     * to {@code bits}.
+     */
+    NostrEvent minedMessage(String channel, String content, Duration dueIn, int bits) {
+        return minedMessage(channel, content, dueIn, bits, List.of());
+    }
+
+    /** {@link #minedMessage(String, String, Duration, int)} with {@code extra} tags after the nonce tag. */
+    NostrEvent minedMessage(String channel, String content, Duration dueIn, int bits, List<List<String>> extra) {
+        long createdAt = Instant.now().plus(dueIn).getEpochSecond();
+        for (long nonce = 0; ; nonce++) {
+            List<List<String>> tags = new ArrayList<>();
+            tags.add(List.of("h", channel));
+            tags.add(List.of("nonce", Long.toString(nonce), Integer.toString(bits)));
+            tags.addAll(extra);
+            EventId id = new UnsignedEvent(signer.publicKey(), createdAt, 9, tags, content).computeId();
+            if (ProofOfWork.leadingZeroBits(id) >= bits) {
+                return signer.sign(createdAt, 9, tags, content);
+            }
+        }
+    }
+
     /** {@code POST /v1/scheduled-messages} with {@code event}. */
     Reply schedule(NostrEvent event) throws IOException, InterruptedException {
         String body = JSON.writeValueAsString(java.util.Map.of("event", NostrEventJson.toJson(event)));
@@ -84,6 +110,13 @@ final class OwnerClient {
     /** {@code POST /v1/scheduled-messages/{id}/send-now} without a new event. */
     Reply sendNow(String id) throws IOException, InterruptedException {
         return send("POST", "/v1/scheduled-messages/" + id + "/send-now", null);
+    }
+
+    /** {@code GET /v1/info} (no authentication). */
+    Reply info() throws IOException, InterruptedException {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + "/v1/info")).timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return new Reply(response.statusCode(), JSON.readTree(response.body()), response.body(), response.headers());
     }
 
     /** {@code GET /v1/scheduled-messages/{id}/attempts}. */

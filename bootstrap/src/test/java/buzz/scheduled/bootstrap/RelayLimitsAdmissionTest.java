@@ -7,7 +7,6 @@ import buzz.scheduled.adapters.relay.Nip11RelayLimits;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.testing.Poll;
-import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import java.nio.charset.StandardCharsets;
@@ -40,32 +39,28 @@ class RelayLimitsAdmissionTest {
     private static int emptyMessageBytes;
     private static int maxMessage;
 
+    private static SidecarBesideRelay stack;
     private static TestRelay relay;
     private static Sidecar sidecar;
     private static OwnerClient owner;
 
     @BeforeAll
     static void start() throws Exception {
-        int port = ServeProcesses.freePort();
-        owner = new OwnerClient(port);
-        emptyMessageBytes = messageBytes(owner.message("general", "", Duration.ofHours(1)));
+        // The size of an empty message is the same for every key: measured with a throw-away signer.
+        emptyMessageBytes = messageBytes(new OwnerClient(0).message("general", "", Duration.ofHours(1)));
         maxMessage = emptyMessageBytes + 300;
-        relay = TestRelay.builder().plugin("plugins/limitation.js").env("TEST_RELAY_LIMITATION",
-                "{\"max_message_length\":" + maxMessage + ",\"max_content_length\":" + MAX_CONTENT
-                        + ",\"created_at_upper_limit\":60}").start();
-        sidecar = new Sidecar();
-        sidecar.start(SidecarConfig.fromEnvironment(Map.of("DATABASE_URL", DATABASE.jdbcUrl(),
-                "BUZZ_DATA_DIR", dataDir.toString(), "HTTP_PORT", Integer.toString(port),
-                "BUZZ_SCHEDULED_MESSAGES", "on", "RELAY_URL", relay.url().toString())));
+        stack = SidecarBesideRelay.start(TestRelay.builder().plugin("plugins/limitation.js").env(
+                "TEST_RELAY_LIMITATION", "{\"max_message_length\":" + maxMessage + ",\"max_content_length\":"
+                        + MAX_CONTENT + ",\"created_at_upper_limit\":60}"), DATABASE.jdbcUrl(), dataDir, Map.of());
+        relay = stack.relay();
+        sidecar = stack.sidecar();
+        owner = stack.owner();
     }
 
     @AfterAll
     static void stop() {
-        if (sidecar != null) {
-            sidecar.close();
-        }
-        if (relay != null) {
-            relay.close();
+        if (stack != null) {
+            stack.close();
         }
     }
 

@@ -128,8 +128,8 @@ sealed interface Answer {
                 case INVALID_EVENT -> 400;
                 case PUBKEY_MISMATCH, IS_ARCHIVED, NOT_IN_CHANNEL, RESTRICTED -> 403;
                 case TOO_LARGE -> 413;
-                case KIND_NOT_ALLOWED, MISSING_CHANNEL, EXPIRES_BEFORE_DUE, TIME_IN_PAST, TIME_TOO_FAR,
-                     CHANNEL_NOT_FOUND -> 422;
+                case KIND_NOT_ALLOWED, MISSING_CHANNEL, PROTECTED_EVENT, EXPIRES_BEFORE_DUE, TIME_IN_PAST, TIME_TOO_FAR,
+                     POW_TOO_LOW, CHANNEL_NOT_FOUND -> 422;
                 case TOO_MANY_PENDING, RESTRICTED_TOO_MANY -> 429;
             };
         }

@@ -10,7 +10,6 @@ import buzz.scheduled.application.port.in.QueueStatsUseCase;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -164,17 +163,17 @@ public final class HttpApi {
     }
 
     /**
-     * Where the relay's own content limit comes from: its NIP-11 {@code limitation.max_content_length} in bytes when
-     * it states one, else empty. {@code GET /v1/info} then advertises the smaller of that and
-     * {@code BUZZ_MAX_CONTENT_BYTES}, the limit admission actually applies.
+     * Where the relay's own limits come from: what its NIP-11 {@code limitation} states. {@code GET /v1/info} then
+     * advertises the limits admission actually applies: the smaller of the relay's and the server's content and tag
+     * limits, and the relay's {@code max_message_length} and {@code min_pow_difficulty}.
      *
      * @return this API
      */
-    public HttpApi relayContentLimit(Supplier<OptionalInt> limit) {
-        if (limit == null) {
-            throw new IllegalArgumentException("the relay content limit source is missing");
+    public HttpApi relayLimits(Supplier<RelayStatedLimits> limits) {
+        if (limits == null) {
+            throw new IllegalArgumentException("the relay limits source is missing");
         }
-        documents.relayContentLimit(limit);
+        documents.relayLimits(limits);
         return this;
     }
 

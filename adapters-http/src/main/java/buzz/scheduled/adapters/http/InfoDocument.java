@@ -35,18 +35,19 @@ final class InfoDocument {
     }
 
     /**
-     * @param relayContentLimit the relay's NIP-11 {@code max_content_length} when it states one: the advertised
-     *                          {@code max_content_bytes} is the smaller of it and the configured limit
+     * @param relay what the relay's NIP-11 limitation states: the advertised {@code max_content_bytes} and
+     *              {@code max_event_tags} are the smaller of the relay's and the server's own, and the relay's
+     *              {@code max_message_length} and {@code min_pow_difficulty} are advertised when it states them
      */
-    static Map<String, Object> of(HttpSettings settings, ServerIdentity identity, OptionalInt relayContentLimit) {
-        return of(settings, identity, relayContentLimit, NostrFeatures.NONE);
+    static Map<String, Object> of(HttpSettings settings, ServerIdentity identity, RelayStatedLimits relay) {
+        return of(settings, identity, relay, NostrFeatures.NONE);
     }
 
     /**
      * With the feature on, also the NIPs the server speaks ({@code supported_nips}: 11 and 98, with the front door 9,
      * 44, 89 and 90, with notices 17, 44 and 59) and each feature's extension name.
      */
-    static Map<String, Object> of(HttpSettings settings, ServerIdentity identity, OptionalInt relayContentLimit,
+    static Map<String, Object> of(HttpSettings settings, ServerIdentity identity, RelayStatedLimits relay,
                                   NostrFeatures features) {
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", "buzz-scheduled-delivery");
@@ -69,12 +70,13 @@ final class InfoDocument {
             info.put("supported_extensions", List.copyOf(extensions));
             Map<String, Object> limitation = new LinkedHashMap<>();
             limitation.put("max_schedule_horizon_seconds", settings.horizon().toSeconds());
-            limitation.put("max_content_bytes", relayContentLimit.isPresent()
-                    ? Math.min(settings.maxContentBytes(), relayContentLimit.getAsInt()) : settings.maxContentBytes());
+            limitation.put("max_content_bytes", smaller(settings.maxContentBytes(), relay.maxContentLength()));
             limitation.put("max_pending_per_owner", settings.maxPendingPerOwner());
             OwnerApiLimits owner = settings.ownerLimits();
             limitation.put("max_event_bytes", owner.maxEventBytes());
-            limitation.put("max_event_tags", owner.maxEventTags());
+            limitation.put("max_event_tags", smaller(owner.maxEventTags(), relay.maxEventTags()));
+            relay.maxMessageLength().ifPresent(bytes -> limitation.put("max_message_length", bytes));
+            relay.minPowDifficulty().ifPresent(bits -> limitation.put("min_pow_difficulty", bits));
             limitation.put("owner_writes_per_minute", owner.writesPerMinute());
             limitation.put("owner_write_burst", owner.writeBurst());
             limitation.put("channel_window_seconds", owner.channelWindow().toSeconds());
@@ -86,5 +88,9 @@ final class InfoDocument {
             info.put("supported_extensions", List.of());
         }
         return info;
+    }
+
+    private static int smaller(int own, OptionalInt relay) {
+        return relay.isPresent() ? Math.min(own, relay.getAsInt()) : own;
     }
 }

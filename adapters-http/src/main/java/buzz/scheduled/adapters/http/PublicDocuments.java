@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.function.Supplier;
 
 /**
@@ -23,7 +22,7 @@ final class PublicDocuments {
     private final HttpSettings settings;
     private final String openApi;
     private volatile ServerIdentity identity = ServerIdentity.of(Optional.empty());
-    private volatile Supplier<OptionalInt> relayContentLimit = OptionalInt::empty;
+    private volatile Supplier<RelayStatedLimits> relayLimits = () -> RelayStatedLimits.NONE;
     private volatile InfoDocument.NostrFeatures nostrFeatures = InfoDocument.NostrFeatures.NONE;
 
     /** @throws IllegalStateException when the OpenAPI document is missing from the classpath (a build fault) */
@@ -42,9 +41,9 @@ final class PublicDocuments {
         this.nostrFeatures = new InfoDocument.NostrFeatures(dvm, notices);
     }
 
-    /** Where the relay's stated content limit (bytes) comes from from now on. */
-    void relayContentLimit(Supplier<OptionalInt> limit) {
-        this.relayContentLimit = limit;
+    /** Where the relay's stated limits come from from now on. */
+    void relayLimits(Supplier<RelayStatedLimits> limits) {
+        this.relayLimits = limits;
     }
 
     /**
@@ -61,8 +60,8 @@ final class PublicDocuments {
         }
         Map<String, String> headers = Cors.infoHeaders();
         headers.put("Content-Type", nostrJson ? NOSTR_JSON : "application/json");
-        return new Answer.Json(200, InfoDocument.of(settings, identity, relayContentLimit.get(),
-                nostrFeatures), headers);
+        return new Answer.Json(200, InfoDocument.of(settings, identity, relayLimits.get(), nostrFeatures),
+                headers);
     }
 
     /** The OpenAPI document. */

@@ -285,6 +285,17 @@ class AdmissionRoutesTest {
     }
 
     @Test
+    void create_nip70ProtectedEvent_answers422ProtectedEventSayingWhyAndStoresNothing() {
+        NostrEvent event = event(ALICE, ApiFixture.START.getEpochSecond() + 3600, 9,
+                List.of(List.of("h", CHANNEL), List.of("-")), "only from its author");
+
+        ApiFixture.Reply reply = post(event);
+
+        assertRefused(reply, 422, "protected_event");
+        assertThat(reply.json().get("message").asText()).contains("NIP-70").contains("only from its author");
+    }
+
+    @Test
     void create_contentOverLimit_answers413TooLarge() {
         NostrEvent event = api.message(ALICE, Duration.ofHours(1), "x".repeat(ApiFixture.MAX_CONTENT_BYTES + 1));
 

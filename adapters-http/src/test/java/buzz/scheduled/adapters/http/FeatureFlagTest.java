@@ -84,7 +84,8 @@ class FeatureFlagTest {
         java.util.concurrent.atomic.AtomicReference<OptionalInt> relay =
                 new java.util.concurrent.atomic.AtomicReference<>(OptionalInt.of(ApiFixture.MAX_CONTENT_BYTES / 2));
         try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
-                configured -> configured.relayContentLimit(relay::get))) {
+                configured -> configured.relayLimits(() -> new RelayStatedLimits(relay.get(), OptionalInt.empty(),
+                        OptionalInt.empty(), OptionalInt.empty())))) {
             int smaller = api.call("GET", "/v1/info").send().json().get("limitation").get("max_content_bytes")
                     .asInt();
             relay.set(OptionalInt.of(ApiFixture.MAX_CONTENT_BYTES * 2));
@@ -96,6 +97,28 @@ class FeatureFlagTest {
             assertThat(smaller).isEqualTo(ApiFixture.MAX_CONTENT_BYTES / 2);
             assertThat(larger).isEqualTo(ApiFixture.MAX_CONTENT_BYTES);
             assertThat(unstated).isEqualTo(ApiFixture.MAX_CONTENT_BYTES);
+        }
+    }
+
+    @Test
+    void relayStatingTagPowAndMessageLimits_infoAdvertisesWhatAdmissionApplies_andNothingWhenUnstated() {
+        java.util.concurrent.atomic.AtomicReference<RelayStatedLimits> relay =
+                new java.util.concurrent.atomic.AtomicReference<>(new RelayStatedLimits(OptionalInt.empty(),
+                        OptionalInt.of(131_072), OptionalInt.of(20), OptionalInt.of(16)));
+        try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
+                configured -> configured.relayLimits(relay::get))) {
+            com.fasterxml.jackson.databind.JsonNode stated = api.call("GET", "/v1/info").send().json()
+                    .get("limitation");
+            relay.set(RelayStatedLimits.NONE);
+            com.fasterxml.jackson.databind.JsonNode unstated = api.call("GET", "/v1/info").send().json()
+                    .get("limitation");
+
+            assertThat(stated.get("max_event_tags").asInt()).isEqualTo(20);
+            assertThat(stated.get("max_message_length").asInt()).isEqualTo(131_072);
+            assertThat(stated.get("min_pow_difficulty").asInt()).isEqualTo(16);
+            assertThat(unstated.get("max_event_tags").asInt()).isEqualTo(OwnerApiLimits.DEFAULTS.maxEventTags());
+            assertThat(unstated.has("max_message_length")).isFalse();
+            assertThat(unstated.has("min_pow_difficulty")).isFalse();
         }
     }
 

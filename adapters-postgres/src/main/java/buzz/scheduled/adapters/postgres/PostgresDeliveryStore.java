@@ -65,13 +65,14 @@ public final class PostgresDeliveryStore implements DeliveryStore {
             RETURNING m.id, m.fencing_token, m.revision, m.event_id, m.event_json, m.owner, m.channel, m.due_at,
                       m.lease_until, m.attempts, now(),
                       EXISTS (SELECT 1 FROM channel_tombstone t WHERE t.channel = m.channel),
-                      octet_length(m.event_json)""".formatted(
+                      octet_length(m.event_json), m.outcome_unknown""".formatted(
             StateLiterals.CLAIMED_INTO, StateLiterals.CLAIMABLE, StateLiterals.CLAIMABLE);
 
     /**
      * Outcomes by position ({@code WITH ORDINALITY}): {@code publish}, {@code retry} (rescheduled at now() + delay, or
      * failed {@code expired} when that is past the lateness limit), {@code fail} (with a reason; the payload of every
-     * revision is purged) and {@code release} (claimable again at once). A retry or a failure also adds a row to
+     * revision is purged), {@code release} (claimable again at once) and {@code unresolved} (claimable again at once,
+     * its outcome unknown: {@code outcome_unknown}, migration V9). A retry or a failure also adds a row to
      * {@code delivery_attempt} (migration V13), up to {@link AttemptHistory#MAX_RECORDED} per message; a publication
      * adds none (the message's own row tells it).
      */
@@ -107,6 +108,7 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                                 > m.due_at + w.max_lateness_us * interval '1 microsecond' THEN NULL
                            ELSE m.event_json END,
                        last_error = CASE WHEN w.why IS NOT NULL THEN w.why ELSE m.last_error END,
+                       outcome_unknown = m.outcome_unknown OR w.outcome = 'unresolved',
                        fencing_token = NULL, lease_until = NULL, updated_at = now()
                   FROM w
                  WHERE m.id = w.id
@@ -220,7 +222,8 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                             new Claim(new ScheduleId(rows.getObject(1, UUID.class)), new FencingToken(rows.getLong(2))),
                             new Revision(rows.getInt(3)), new EventId(rows.getString(4)), rows.getString(5),
                             rows.getInt(13), new PublicKey(rows.getString(6)), new Channel(rows.getString(7)), instant(rows, 8),
-                            instant(rows, 9), rows.getInt(10), rows.getBoolean(12)));
+                            instant(rows, 9), rows.getInt(10), rows.getBoolean(12),
+                            rows.getBoolean(14) ? EarlierSend.OUTCOME_UNKNOWN : EarlierSend.NONE));
                 }
             }
             return new ClaimedBatch(Optional.ofNullable(now), claimed);
@@ -288,6 +291,7 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                     whys[i] = lastError(fail.why());
                 }
                 case Finish.Release release -> kinds[i] = "release";
+                case Finish.Unresolved unresolved -> kinds[i] = "unresolved";
             }
         }
         for (int attempt = 1; ; attempt++) {

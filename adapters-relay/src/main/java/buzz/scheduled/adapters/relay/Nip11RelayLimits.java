@@ -144,7 +144,10 @@ public final class Nip11RelayLimits implements RelayLimits, AutoCloseable {
         }
     }
 
-    /** {@code max_message_length=131072, created_at_upper_limit=900}, or that nothing is stated. */
+    /**
+     * {@code max_message_length=131072, created_at_upper_limit=900, auth_required}, or that nothing is stated (a
+     * limit of 0 is none).
+     */
     static String describe(Limitation limitation) {
         List<String> parts = new ArrayList<>();
         add(parts, "max_message_length", limitation.maxMessageLength());
@@ -152,6 +155,14 @@ public final class Nip11RelayLimits implements RelayLimits, AutoCloseable {
         add(parts, "max_limit", limitation.maxLimit());
         add(parts, "created_at_lower_limit", limitation.createdAtLowerLimit());
         add(parts, "created_at_upper_limit", limitation.createdAtUpperLimit());
+        add(parts, "max_event_tags", limitation.maxEventTags());
+        add(parts, "min_pow_difficulty", limitation.minPowDifficulty());
+        if (limitation.authRequired()) {
+            parts.add("auth_required");
+        }
+        if (limitation.restrictedWrites()) {
+            parts.add("restricted_writes");
+        }
         return parts.isEmpty() ? "none stated" : String.join(", ", parts);
     }
 

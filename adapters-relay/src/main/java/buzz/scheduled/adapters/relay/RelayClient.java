@@ -50,11 +50,17 @@ import org.slf4j.LoggerFactory;
  *   <li>A relay that closes the connection with 1009 (message too big) on a frame fails that frame
  *       {@code too-large} at once, and frames at least that long are refused before sending from then on; the other
  *       frames of that connection are resolved and resent as above.</li>
- *   <li>NIP-42: a relay that sends its challenge on connect is answered before the first {@code EVENT} of that
- *       connection (a fresh connection holds its events back for {@link RelaySettings#authChallengeWait()}, or the
- *       connect timeout once the relay has ever sent a challenge); an {@code auth-required:} answer is followed by AUTH
- *       with the sidecar's key and one resend; a refused AUTH is logged at WARN with the relay's words and counted.
- *       The AUTH event's {@code relay} tag is {@link RelaySettings#authUrl()}.</li>
+ *   <li>NIP-42 ({@link WriteGate}): a fresh connection writes its first event frame at once, never waiting for a
+ *       challenge, and holds the rest until the relay has answered it, challenged, or stayed silent for
+ *       {@link RelaySettings#authChallengeWait()}; a challenge is answered with AUTH before anything else; an
+ *       {@code auth-required:} answer is followed by AUTH with the sidecar's key (as soon as the relay's challenge is
+ *       known) and one resend; a refused AUTH is logged at WARN with the relay's words and counted. The AUTH event's
+ *       {@code relay} tag is {@link RelaySettings#authUrl()}. A question answered before AUTH ({@code CLOSED
+ *       auth-required:}, or an {@code EOSE} while the relay's challenge stands unanswered) is asked again after AUTH
+ *       and never taken as "not found" ({@link LookUpEnd}).</li>
+ *   <li>Rate limits ({@link SendPace}): a frame answered {@code rate-limited:} is sent again by this client, at the
+ *       pace the relay turns out to accept, until its deadline; only then is it answered
+ *       {@link PublishResult.Transient} with the relay's words.</li>
  *   <li>Liveness: a WebSocket ping every {@link RelaySettings#pingInterval()}, a fresh connection when the pong does
  *       not come or when {@link RelaySettings#timeoutsBeforeReconnect()} publishes in a row got no answer and nothing
  *       else was heard; messages from the relay longer than {@link RelaySettings#maxInboundBytes()} end the
@@ -89,12 +95,17 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     // guarded by lock
     private final ArrayDeque<Pending> queued = new ArrayDeque<>();
+    /** Frames the relay refused for now ({@code auth-required:}, {@code rate-limited:}), to write again first. */
+    private final ArrayDeque<Pending> resends = new ArrayDeque<>();
+    /** Look-ups ({@link #lookUp}) waiting to be asked. */
+    private final ArrayDeque<Pending> lookUps = new ArrayDeque<>();
     /** Frames of a lost connection to ask the next connection about. */
     private final List<Pending> unresolved = new ArrayList<>();
+    /** How fast event frames may go, learnt from the relay's rate-limited answers; kept across connections. */
+    private final SendPace pace = new SendPace(System.nanoTime());
     /** The open connection's state; written under the lock, read without it for each relay message. */
     private volatile Session session;
     private boolean closed;
-    private boolean challengedBefore;
     /** Frames of at least this many characters made the relay close the connection (1009). */
     private long refusedFrameLength = Long.MAX_VALUE;
     private long nextSubscription;
@@ -138,11 +149,12 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         }
     }
 
-    /** Whether a connection to the relay is open (and past its AUTH hold) right now. */
+    /** Whether a connection to the relay is open (and not waiting for the relay to answer our AUTH) right now. */
     public boolean isConnected() {
         lock.lock();
         try {
-            return session != null && session.open && !session.ended && !session.holding;
+            return session != null && session.open && !session.ended
+                    && session.gate.state() != WriteGate.State.AUTHENTICATING;
         } finally {
             lock.unlock();
         }
@@ -164,12 +176,14 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("publish timeout must be positive, got " + timeout);
         }
-        // Two thirds of the time for the OK, the rest to ask the relay for the event if the OK does not come.
+        // Two thirds of the time for the OK, the rest to ask the relay for the event if the OK does not come. The
+        // frame's own deadline comes a tenth before the caller's, so that this client's answer (NotSent, or the relay's
+        // words for a frame it kept refusing) arrives before the wait below gives up.
         long start = System.nanoTime();
         Duration okWait = Duration.ofNanos(Math.max(1, timeout.toNanos() * 2 / 3));
         CompletableFuture<PublishResult> answer = new CompletableFuture<>();
-        publish(new Publication(event.id(), NostrEventJson.write(event), start + timeout.toNanos(), () -> true, okWait),
-                answer::complete);
+        publish(new Publication(event.id(), NostrEventJson.write(event), start + timeout.toNanos() * 9 / 10, () -> true,
+                okWait), answer::complete);
         try {
             return answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -198,6 +212,33 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         enqueue(new Pending(publication, answer, true));
     }
 
+    /**
+     * {@inheritDoc} The publication joins the frames whose outcome is unknown after a lost connection: the next time
+     * the connection may ask, it is asked about (many in one {@code REQ}) and, if the relay does not have it, written
+     * at once.
+     */
+    @Override
+    public void resolveThenPublish(Publication publication, Consumer<PublishResult> answer) {
+        if (publication == null || answer == null) {
+            throw new IllegalArgumentException("a publication and an answer callback are required");
+        }
+        Pending pending = new Pending(publication, answer, false);
+        pending.dropped = true;
+        lock.lock();
+        try {
+            if (!closed) {
+                unresolved.add(pending);
+                relay.connect();
+                pending = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (pending != null) {
+            pending.answer(new PublishResult.NotSent("closed: the relay client for " + settings.url() + " is closed"));
+        }
+    }
+
     private void enqueue(Pending pending) {
         PublishResult refusal = null;
         lock.lock();
@@ -208,7 +249,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 refusal = tooLarge(pending, "an earlier frame of " + refusedFrameLength + " characters made the relay "
                         + "close the connection (1009 message too big)");
             } else {
-                queued.addLast(pending);
+                (pending.lookUpOnly ? lookUps : queued).addLast(pending);
                 relay.connect();
             }
         } finally {
@@ -226,13 +267,15 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         List<Pending> withdrawn = new ArrayList<>();
         lock.lock();
         try {
-            withdrawn.addAll(queued);
-            queued.clear();
+            withdrawn.addAll(takeWaiting());
         } finally {
             lock.unlock();
         }
         for (Pending pending : withdrawn) {
-            pending.answer(new PublishResult.NotSent("withdrawn: the frame was taken back before it was written"));
+            pending.answer(new PublishResult.NotSent(pending.refusal == null
+                    ? "withdrawn: the frame was taken back before it was written"
+                    : "withdrawn: the frame was taken back before it was written again (" + pending.refusal.words()
+                    + ")"));
         }
         return withdrawn.size();
     }
@@ -248,8 +291,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 return;
             }
             closed = true;
-            waiting.addAll(queued);
-            queued.clear();
+            waiting.addAll(takeWaiting());
             waiting.addAll(unresolved);
             unresolved.clear();
             current = session;
@@ -268,6 +310,29 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                     : new PublishResult.Transient("dropped: the relay client was closed before the relay answered"));
         }
         http.shutdownNow();
+    }
+
+    /** Empties the queues of frames and look-ups not yet written; their order is kept. */
+    // guarded by lock
+    private List<Pending> takeWaiting() {
+        List<Pending> all = new ArrayList<>(resends.size() + queued.size() + lookUps.size());
+        all.addAll(resends);
+        all.addAll(queued);
+        all.addAll(lookUps);
+        resends.clear();
+        queued.clear();
+        lookUps.clear();
+        return all;
+    }
+
+    /** The answer to a frame whose deadline passed, or whose claim was lost, before it was (again) written. */
+    private PublishResult unsent(Pending pending, String deadline) {
+        if (!pending.publication.held().getAsBoolean()) {
+            return new PublishResult.NotSent("lost: the claim was lost before the frame reached the socket");
+        }
+        return pending.refusal == null ? new PublishResult.NotSent(deadline)
+                : new PublishResult.Transient(pending.refusal.words()
+                        + " (not written again before its send deadline)");
     }
 
     private PublishResult tooLarge(Pending pending, String why) {
@@ -293,54 +358,25 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                     return;
                 }
                 text = target.control.pollFirst();
-                if (text == null && !target.holding) {
-                    long now = System.nanoTime();
-                    Pending next;
-                    List<Pending> waitingTurn = null;
-                    while ((next = queued.pollFirst()) != null) {
-                        if (now - next.publication.sendBy() > 0 || !next.publication.held().getAsBoolean()) {
-                            notSent.add(next);
-                            continue;
-                        }
-                        if (next.lookUpOnly) {
-                            if (target.resolutions.size() >= MAX_OPEN_RESOLUTIONS) {
-                                if (waitingTurn == null) {
-                                    waitingTurn = new ArrayList<>();
-                                }
-                                waitingTurn.add(next);
-                                continue;
-                            }
-                            // Only the question is written, as a control frame: the event itself never is. Every
-                            // lookup waiting is asked in the same REQ (up to IDS_PER_REQ ids each).
-                            List<Pending> asks = new ArrayList<>(List.of(next));
-                            for (Iterator<Pending> it = queued.iterator(); it.hasNext()
-                                    && asks.size() < IDS_PER_REQ; ) {
-                                Pending other = it.next();
-                                if (other.lookUpOnly && now - other.publication.sendBy() <= 0
-                                        && other.publication.held().getAsBoolean()) {
-                                    it.remove();
-                                    asks.add(other);
-                                }
-                            }
-                            for (Pending ask : asks) {
-                                ask.writtenAt = now;
-                                ask.answerBy = Math.min(now + ask.publication.timeout().toNanos(),
-                                        ask.publication.sendBy());
-                            }
-                            resolve(target, asks, "asked before failing it as too late");
-                            text = target.control.pollFirst();
-                            break;
-                        }
+                long now = System.nanoTime();
+                if (text == null && target.gate.mayAsk() && target.resolutions.size() < MAX_OPEN_RESOLUTIONS) {
+                    List<Pending> asks = takeLookUps(now, notSent);
+                    if (!asks.isEmpty()) {
+                        // Only the question is written, as a control frame: the event itself never is.
+                        resolve(target, asks, "asked before failing it as too late");
+                        text = target.control.pollFirst();
+                    }
+                }
+                if (text == null && target.gate.mayWriteEvent() && pace.mayWrite(now, target.unanswered)) {
+                    Pending next = takeEvent(now, notSent);
+                    if (next != null) {
                         next.writtenAt = now;
                         next.answerBy = Math.min(now + next.publication.timeout().toNanos(), next.publication.sendBy());
                         target.expect(next);
+                        target.gate.eventWritten();
+                        pace.written(now);
                         text = next.frame;
                         target.writingFrame = next;
-                        break;
-                    }
-                    // Lookups waiting for a subscription to end keep their place, ahead of what follows them.
-                    for (int i = waitingTurn == null ? -1 : waitingTurn.size() - 1; i >= 0; i--) {
-                        queued.addFirst(waitingTurn.get(i));
                     }
                 }
                 if (text != null) {
@@ -349,12 +385,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            for (Pending pending : notSent) {
-                counters.notSent.incrementAndGet();
-                pending.answer(new PublishResult.NotSent(pending.publication.held().getAsBoolean()
-                        ? "deadline: the send deadline passed before the frame reached the socket"
-                        : "lost: the claim was lost before the frame reached the socket"));
-            }
+            answerUnsent(notSent);
             if (text == null) {
                 return;
             }
@@ -367,6 +398,55 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 return;
             }
             written(target, sent.isCompletedExceptionally() ? exceptionOf(sent) : null);
+        }
+    }
+
+    /**
+     * Up to {@value #IDS_PER_REQ} look-ups to ask in one {@code REQ}, oldest first; those past their deadline or whose
+     * claim was lost go to {@code unsent} instead.
+     */
+    // guarded by lock
+    private List<Pending> takeLookUps(long now, List<Pending> unsent) {
+        List<Pending> asks = new ArrayList<>();
+        Pending next;
+        while (asks.size() < IDS_PER_REQ && (next = lookUps.pollFirst()) != null) {
+            if (now - next.publication.sendBy() > 0 || !next.publication.held().getAsBoolean()) {
+                unsent.add(next);
+                continue;
+            }
+            next.writtenAt = now;
+            next.answerBy = Math.min(now + next.publication.timeout().toNanos(), next.publication.sendBy());
+            asks.add(next);
+        }
+        return asks;
+    }
+
+    /**
+     * The next event frame to write: one the relay refused for now first, then the oldest queued; those past their
+     * deadline or whose claim was lost go to {@code unsent} instead.
+     */
+    // guarded by lock
+    private Pending takeEvent(long now, List<Pending> unsent) {
+        Pending next;
+        while ((next = resends.isEmpty() ? queued.pollFirst() : resends.pollFirst()) != null) {
+            if (now - next.publication.sendBy() > 0 || !next.publication.held().getAsBoolean()) {
+                unsent.add(next);
+                continue;
+            }
+            return next;
+        }
+        return null;
+    }
+
+    /** Answers frames that were never (again) written: their deadline passed or their claim was lost. */
+    private void answerUnsent(List<Pending> unsent) {
+        for (Pending pending : unsent) {
+            PublishResult result = unsent(pending,
+                    "deadline: the send deadline passed before the frame reached the socket");
+            if (result instanceof PublishResult.NotSent) {
+                counters.notSent.incrementAndGet();
+            }
+            pending.answer(result);
         }
     }
 
@@ -390,18 +470,15 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     private final class Events implements RelayConnection.Listener {
         @Override
         public void opened(RelayConnection.Link link) {
-            Session fresh = new Session(link);
+            Session fresh = new Session(link, new WriteGate(System.nanoTime(), settings.authChallengeWait().toNanos()));
             boolean abandon;
             lock.lock();
             try {
                 abandon = closed;
                 if (!abandon) {
                     fresh.open = true;
-                    fresh.holding = true;
                     session = fresh;
                 }
-                long holdFor = (challengedBefore ? settings.connectTimeout() : settings.authChallengeWait()).toNanos();
-                fresh.holdUntil = System.nanoTime() + holdFor;
             } finally {
                 lock.unlock();
             }
@@ -412,6 +489,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             link.healthy();
             counters.connections.incrementAndGet();
             LOG.info("connected to relay {}", settings.url());
+            pump(); // what waited for the connection goes at once: the first event frame needs no challenge
         }
 
         @Override
@@ -471,8 +549,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 LOG.debug("cannot connect to relay {} (attempt {}): {}", settings.url(), failures, reason);
             }
             // Waiting publications learn at once that the relay is unreachable; they are retried by their owner.
-            expired.addAll(queued);
-            queued.clear();
+            expired.addAll(takeWaiting());
         } finally {
             lock.unlock();
         }
@@ -547,11 +624,13 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             List<Resolution> overdue = new ArrayList<>();
             lock.lock();
             try {
-                for (Iterator<Pending> it = queued.iterator(); it.hasNext(); ) {
-                    Pending pending = it.next();
-                    if (now - pending.publication.sendBy() > 0) {
-                        it.remove();
-                        notSent.add(pending);
+                for (ArrayDeque<Pending> waiting : List.of(resends, queued, lookUps)) {
+                    for (Iterator<Pending> it = waiting.iterator(); it.hasNext(); ) {
+                        Pending pending = it.next();
+                        if (now - pending.publication.sendBy() > 0) {
+                            it.remove();
+                            notSent.add(pending);
+                        }
                     }
                 }
                 // Written to a connection that was lost, and no connection since to ask: past the deadline the
@@ -565,9 +644,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 }
                 current = session;
                 if (current != null && current.open && !current.ended) {
-                    if (current.holding && now - current.holdUntil > 0) {
-                        current.holding = false;
-                    }
+                    current.gate.expire(now);
                     if (current.writing && current.writingFrame != null
                             && now - current.writingFrame.publication.sendBy() > 0) {
                         abort = true;
@@ -586,10 +663,19 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                         abortWhy = current.timeoutsInARow + " publishes got no answer in a row and nothing else "
                                 + "was heard: the connection looks half-open";
                     }
-                    if (!abort && !current.holding && !unresolved.isEmpty()) {
-                        List<Pending> carried = new ArrayList<>(unresolved);
+                    if (!abort && current.gate.mayAsk() && !unresolved.isEmpty()) {
+                        List<Pending> dropped = new ArrayList<>();
+                        List<Pending> earlier = new ArrayList<>();
+                        for (Pending pending : unresolved) {
+                            (pending.writtenAt == 0 ? earlier : dropped).add(pending);
+                        }
                         unresolved.clear();
-                        resolve(current, carried, "dropped");
+                        if (!dropped.isEmpty()) {
+                            resolve(current, dropped, "dropped");
+                        }
+                        if (!earlier.isEmpty()) {
+                            resolve(current, earlier, "earlier claim");
+                        }
                     }
                     if (!abort && !timedOut.isEmpty()) {
                         counters.timeouts.addAndGet(timedOut.size());
@@ -605,17 +691,17 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 lock.unlock();
             }
             for (Pending pending : unknown) {
-                pending.answer(new PublishResult.Transient("dropped: the connection was lost before the relay "
-                        + "answered, and no new connection came in time to ask whether it has the event"));
+                pending.answer(new PublishResult.Transient(pending.writtenAt == 0
+                        ? "unknown: no connection came in time to ask the relay whether it has the event an earlier"
+                        + " claim may have sent"
+                        : "dropped: the connection was lost before the relay answered, and no new connection came"
+                        + " in time to ask whether it has the event"));
             }
             for (Resolution resolution : overdue) {
-                resolved(current, resolution, "got no answer within " + settings.connectTimeout());
+                resolved(current, resolution, new LookUpEnd.Unknown("got no answer within "
+                        + settings.connectTimeout()));
             }
-            for (Pending pending : notSent) {
-                counters.notSent.incrementAndGet();
-                pending.answer(new PublishResult.NotSent(
-                        "deadline: the send deadline passed before the frame reached the socket"));
-            }
+            answerUnsent(notSent);
             if (abort) {
                 current.link.abort(abortWhy);
             }
@@ -650,56 +736,79 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         }
     }
 
-    /** A resolving {@code REQ} ended (EOSE, CLOSED, timeout or a lost connection): answer or resend its frames. */
-    private void resolved(Session on, Resolution resolution, String outcome) {
+    /**
+     * A resolving {@code REQ} ended (EOSE, CLOSED, timeout): answer or resend its frames, or, when the relay wants AUTH
+     * before it answers, authenticate and ask again.
+     */
+    private void resolved(Session on, Resolution resolution, LookUpEnd end) {
         List<Pending> found = new ArrayList<>();
         List<Pending> missing = new ArrayList<>();
+        boolean authenticateNow = false;
         lock.lock();
         try {
             on.resolutions.remove(resolution.subscription);
             if (!on.ended) {
                 on.control.addLast("[\"CLOSE\",\"" + resolution.subscription + "\"]");
             }
-            for (Pending pending : resolution.frames.values()) {
-                pending.resolving = false;
-                if (resolution.found.contains(pending.publication.eventId().hex())) {
-                    found.add(pending);
-                } else {
-                    missing.add(pending);
-                }
+            if (end instanceof LookUpEnd.AuthFirst authFirst) {
+                end = switch (on.authState) {
+                    case ACCEPTED -> new LookUpEnd.Unknown("was refused after our AUTH (" + authFirst.why() + ")");
+                    case REFUSED -> new LookUpEnd.Unknown("needs AUTH, and the relay refused ours ("
+                            + on.authRefusal + ")");
+                    case NONE, PENDING -> end;
+                };
             }
-            long now = System.nanoTime();
-            for (Iterator<Pending> it = missing.iterator(); it.hasNext(); ) {
-                Pending pending = it.next();
-                // Known not to be at the relay after a lost connection: send it again, as if it had waited.
-                if (outcome.equals("eose") && pending.dropped && !pending.lookUpOnly
-                        && now - pending.publication.sendBy() < 0
-                        && pending.publication.held().getAsBoolean()) {
-                    it.remove();
-                    pending.writtenAt = 0;
-                    pending.dropped = false;
-                    queued.addFirst(pending);
-                    counters.resent.incrementAndGet();
+            if (end instanceof LookUpEnd.AuthFirst authFirst) {
+                // Asked again once the relay has answered our AUTH: never "not found" on an unauthenticated read.
+                LOG.debug("relay {} answered {} before AUTH ({}); asking again after it", settings.url(),
+                        resolution.subscription, authFirst.why());
+                authenticateNow = on.askAfterAuth(resolution.frames.values());
+            } else {
+                for (Pending pending : resolution.frames.values()) {
+                    pending.resolving = false;
+                    if (resolution.found.contains(pending.publication.eventId().hex())) {
+                        found.add(pending);
+                    } else {
+                        missing.add(pending);
+                    }
+                }
+                long now = System.nanoTime();
+                for (Iterator<Pending> it = missing.iterator(); it.hasNext(); ) {
+                    Pending pending = it.next();
+                    // Known not to be at the relay after a lost connection: send it again, as if it had waited.
+                    if (end instanceof LookUpEnd.Complete && pending.dropped && !pending.lookUpOnly
+                            && now - pending.publication.sendBy() < 0
+                            && pending.publication.held().getAsBoolean()) {
+                        it.remove();
+                        pending.writtenAt = 0;
+                        pending.dropped = false;
+                        resends.addLast(pending);
+                        counters.resent.incrementAndGet();
+                    }
                 }
             }
         } finally {
             lock.unlock();
+        }
+        if (authenticateNow) {
+            authenticate(on);
         }
         counters.found.addAndGet(found.size());
         for (Pending pending : found) {
             pending.answer(new PublishResult.Published(PublishResult.Acceptance.FOUND,
                     "the relay's answer was lost (" + resolution.why + "); it has the event"));
         }
+        String unknown = end instanceof LookUpEnd.Unknown why ? why.why() : "";
         for (Pending pending : missing) {
             if (pending.lookUpOnly) {
-                pending.answer(new PublishResult.Transient(outcome.equals("eose")
+                pending.answer(new PublishResult.Transient(end instanceof LookUpEnd.Complete
                         ? "not-found: the relay does not have the event"
-                        : "unknown: asking the relay for the event " + outcome));
+                        : "unknown: asking the relay for the event " + unknown));
                 continue;
             }
             pending.answer(new PublishResult.Transient(resolution.why + ": no answer from the relay"
-                    + (outcome.equals("eose") ? ", and it does not have the event"
-                    : ", and asking it for the event " + outcome)));
+                    + (end instanceof LookUpEnd.Complete ? ", and it does not have the event"
+                    : ", and asking it for the event " + unknown)));
         }
         pump();
     }
@@ -734,6 +843,8 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         boolean authRetried;
         boolean resolving;
         boolean dropped;
+        /** Why and in which words the relay last refused this frame for now; null when it never did. */
+        Refusal refusal;
         private boolean answered;
 
         Pending(Publication publication, Consumer<PublishResult> callback, boolean lookUpOnly) {
@@ -759,6 +870,17 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         }
     }
 
+    /**
+     * The relay refused a frame for now, to be written again: after AUTH ({@code auth-required:}) or at a slower pace
+     * ({@code rate-limited:}).
+     *
+     * @param reason which of the two
+     * @param words  the relay's message
+     */
+    private record Refusal(Reason reason, String words) {
+        enum Reason { AUTH_REQUIRED, RATE_LIMITED }
+    }
+
     /** A {@code REQ} asking whether the relay has some events. */
     private static final class Resolution {
         final String subscription;
@@ -778,11 +900,12 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
     private final class Session {
         final RelayConnection.Link link;
         // guarded by the client's lock
+        final WriteGate gate;
         boolean open;
         boolean ended;
-        boolean holding;
-        long holdUntil;
         boolean writing;
+        /** Event frames written and still waiting for their {@code OK} (those in {@link #waiting}). */
+        int unanswered;
         Pending writingFrame;
         final ArrayDeque<String> control = new ArrayDeque<>();
         /** Written frames waiting for their OK, by event id (oldest first per id). */
@@ -795,24 +918,56 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         /** NOTICEs heard on this connection. */
         final AtomicInteger notices = new AtomicInteger();
 
-        Session(RelayConnection.Link link) {
+        Session(RelayConnection.Link link, WriteGate gate) {
             this.link = link;
+            this.gate = gate;
         }
 
         // guarded by the client's lock
         void expect(Pending pending) {
             waiting.computeIfAbsent(pending.publication.eventId().hex(), id -> new ArrayDeque<>(1)).addLast(pending);
+            unanswered++;
         }
 
         // guarded by the client's lock
         void forget(Pending pending) {
             ArrayDeque<Pending> queue = waiting.get(pending.publication.eventId().hex());
-            if (queue != null) {
-                queue.remove(pending);
+            if (queue != null && queue.remove(pending)) {
+                unanswered--;
                 if (queue.isEmpty()) {
                     waiting.remove(pending.publication.eventId().hex());
                 }
             }
+        }
+
+        /**
+         * Puts the frames of a question the relay would not answer before AUTH back to be asked again, holds this
+         * connection for AUTH, and says whether AUTH should be sent now (its challenge is known and none is under
+         * way); without a challenge yet, {@link #challenged} sends it when it comes.
+         */
+        // guarded by the client's lock
+        boolean askAfterAuth(java.util.Collection<Pending> frames) {
+            List<Pending> lookUpsAgain = new ArrayList<>();
+            for (Pending pending : frames) {
+                pending.resolving = false;
+                if (pending.lookUpOnly) {
+                    lookUpsAgain.add(pending);
+                } else {
+                    unresolved.add(pending);
+                }
+            }
+            for (int i = lookUpsAgain.size() - 1; i >= 0; i--) {
+                lookUps.addFirst(lookUpsAgain.get(i));
+            }
+            counters.askedAgainAfterAuth.addAndGet(frames.size());
+            if (gate.state() != WriteGate.State.AUTHENTICATING) {
+                gate.authenticating(System.nanoTime() + settings.connectTimeout().toNanos());
+            }
+            if (authState == AuthState.NONE && link.challenge().isPresent()) {
+                authState = AuthState.PENDING;
+                return true;
+            }
+            return false;
         }
 
         /** Written frames still waiting for their OK (not those being resolved). */
@@ -841,9 +996,9 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                         lock.unlock();
                     }
                 }
-                case RelayMessage.EndOfStoredEvents eose -> endOfResolution(eose.subscription(), "eose");
+                case RelayMessage.EndOfStoredEvents eose -> endOfResolution(eose.subscription(), null);
                 case RelayMessage.Closed closedSubscription -> endOfResolution(closedSubscription.subscription(),
-                        "was refused (" + closedSubscription.message() + ")");
+                        LookUpEnd.closed(closedSubscription.message()));
                 case RelayMessage.Notice notice -> notice(notice);
                 case RelayMessage.Other other -> LOG.debug("ignoring {} from relay {}", other.type(), settings.url());
             }
@@ -871,28 +1026,34 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
             timeoutsInARow = 0;
         }
 
-        private void endOfResolution(String subscription, String outcome) {
+        /** A question ended: by {@code CLOSED} ({@code closed}), or by {@code EOSE} when {@code closed} is null. */
+        private void endOfResolution(String subscription, LookUpEnd closed) {
             Resolution resolution;
+            LookUpEnd end;
             lock.lock();
             try {
                 heard();
                 resolution = resolutions.get(subscription);
+                end = closed != null ? closed : LookUpEnd.endOfStoredEvents(link.challenge().isPresent(),
+                        authState == AuthState.ACCEPTED);
             } finally {
                 lock.unlock();
             }
             if (resolution != null) {
-                resolved(this, resolution, outcome);
+                resolved(this, resolution, end);
             }
         }
 
+        /** The relay sent a challenge: AUTH goes before anything else, unless ours is already on its way. */
         void challenged() {
             lock.lock();
             try {
                 heard();
-                challengedBefore = true;
+                gate.authenticating(System.nanoTime() + settings.connectTimeout().toNanos());
+                if (authState == AuthState.PENDING && link.authPending()) {
+                    return;
+                }
                 authState = AuthState.PENDING;
-                holding = true;
-                holdUntil = System.nanoTime() + settings.connectTimeout().toNanos();
             } finally {
                 lock.unlock();
             }
@@ -901,14 +1062,29 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
 
         /** The relay's {@code OK} to our AUTH: the hold ends either way; a refusal is logged and counted. */
         void authAnswered(boolean accepted, String message) {
+            List<Pending> refused = new ArrayList<>();
             lock.lock();
             try {
                 heard();
-                holding = false;
+                gate.authAnswered();
                 authState = accepted ? AuthState.ACCEPTED : AuthState.REFUSED;
                 authRefusal = accepted ? null : message;
+                if (!accepted) {
+                    // What waited for this AUTH would only be refused again.
+                    for (Iterator<Pending> it = resends.iterator(); it.hasNext(); ) {
+                        Pending pending = it.next();
+                        if (pending.refusal != null && pending.refusal.reason() == Refusal.Reason.AUTH_REQUIRED) {
+                            it.remove();
+                            refused.add(pending);
+                        }
+                    }
+                }
             } finally {
                 lock.unlock();
+            }
+            for (Pending pending : refused) {
+                pending.answer(new PublishResult.Transient("auth-required: the relay refused our AUTH (" + message
+                        + ")"));
             }
             if (accepted) {
                 LOG.info("authenticated to relay {} (NIP-42)", settings.url());
@@ -933,22 +1109,37 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                 if (queue != null && queue.isEmpty()) {
                     waiting.remove(ok.eventId());
                 }
+                if (pending != null) {
+                    unanswered--;
+                }
+                long now = System.nanoTime();
                 if (pending != null && ok.authRequired() && !pending.authRetried
                         && authState != AuthState.REFUSED) {
                     // Sent once more after AUTH: at once when this connection is authenticated already, else
                     // once the relay answers the AUTH (started here when its challenge is known).
                     pending.authRetried = true;
                     pending.writtenAt = 0;
-                    queued.addFirst(pending);
+                    pending.refusal = new Refusal(Refusal.Reason.AUTH_REQUIRED, ok.message());
+                    resends.addLast(pending);
                     resend = true;
                     if (authState != AuthState.ACCEPTED) {
-                        holding = true;
-                        holdUntil = System.nanoTime() + settings.connectTimeout().toNanos();
+                        gate.authenticating(now + settings.connectTimeout().toNanos());
                         if (authState == AuthState.NONE && link.challenge().isPresent()) {
                             authState = AuthState.PENDING;
                             authenticateNow = true;
                         }
                     }
+                } else if (pending != null && ok.rateLimited()) {
+                    // Sent again by this client at the pace the relay turns out to take, until its deadline.
+                    pace.rateLimited(pending.writtenAt, now);
+                    pending.writtenAt = 0;
+                    pending.refusal = new Refusal(Refusal.Reason.RATE_LIMITED, ok.message());
+                    resends.addLast(pending);
+                    resend = true;
+                    counters.rateLimited.incrementAndGet();
+                } else if (pending != null) {
+                    gate.answered();
+                    pace.accepted(pending.writtenAt, now);
                 }
             } finally {
                 lock.unlock();
@@ -997,9 +1188,11 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
      * @param notSent      frames never written (deadline passed, claim lost)
      * @param tooLarge     frames refused as too large for the relay
      * @param authRefusals NIP-42 AUTH attempts the relay refused
+     * @param rateLimited  frames the relay answered {@code rate-limited:} (each sent again at the learnt pace)
+     * @param askedAgain   look-up answers given before AUTH, asked again after it
      */
     public record Counts(long connections, long drops, long timeouts, long found, long resent, long notSent,
-                         long tooLarge, long authRefusals) {
+                         long tooLarge, long authRefusals, long rateLimited, long askedAgain) {
     }
 
     private static final class Counters {
@@ -1011,10 +1204,12 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         final AtomicLong notSent = new AtomicLong();
         final AtomicLong tooLarge = new AtomicLong();
         final AtomicLong authRefusals = new AtomicLong();
+        final AtomicLong rateLimited = new AtomicLong();
+        final AtomicLong askedAgainAfterAuth = new AtomicLong();
 
         Counts snapshot() {
             return new Counts(connections.get(), drops.get(), timeouts.get(), found.get(), resent.get(),
-                    notSent.get(), tooLarge.get(), authRefusals.get());
+                    notSent.get(), tooLarge.get(), authRefusals.get(), rateLimited.get(), askedAgainAfterAuth.get());
         }
     }
 

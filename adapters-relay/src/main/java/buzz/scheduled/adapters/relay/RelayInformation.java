@@ -25,8 +25,8 @@ import java.util.regex.Pattern;
  *                   state); empty when absent or not 64 lowercase hex characters
  * @param pubkey     {@code pubkey}: the operator's contact key (not the key group state is signed with); empty when
  *                   absent or malformed
- * @param limitation the {@code limitation} fields the sidecar acts on; a field that is absent, not an integer or
- *                   negative is empty
+ * @param limitation the {@code limitation} fields the sidecar acts on; a number that is absent, not an integer, 0 or
+ *                   negative is empty (no limit), a flag that is absent or not a boolean is false
  */
 public record RelayInformation(Optional<PublicKey> self, Optional<PublicKey> pubkey, Limitation limitation) {
     private static final Pattern PUBKEY = Pattern.compile("[0-9a-f]{64}");
@@ -104,7 +104,9 @@ public record RelayInformation(Optional<PublicKey> self, Optional<PublicKey> pub
         return new Answer.Read(new RelayInformation(key(document.get("self")), key(document.get("pubkey")),
                 new Limitation(count(limitation.get("max_message_length")), count(limitation.get("max_content_length")),
                         count(limitation.get("max_limit")), seconds(limitation.get("created_at_lower_limit")),
-                        seconds(limitation.get("created_at_upper_limit")))));
+                        seconds(limitation.get("created_at_upper_limit")), count(limitation.get("max_event_tags")),
+                        count(limitation.get("min_pow_difficulty")), flag(limitation.get("auth_required")),
+                        flag(limitation.get("restricted_writes")))));
     }
 
     private static Optional<PublicKey> key(JsonNode value) {
@@ -115,6 +117,10 @@ public record RelayInformation(Optional<PublicKey> self, Optional<PublicKey> pub
     private static OptionalInt count(JsonNode value) {
         return value != null && value.canConvertToInt() && value.isIntegralNumber() && value.intValue() >= 0
                 ? OptionalInt.of(value.intValue()) : OptionalInt.empty();
+    }
+
+    private static boolean flag(JsonNode value) {
+        return value != null && value.isBoolean() && value.booleanValue();
     }
 
     private static OptionalLong seconds(JsonNode value) {

@@ -55,6 +55,11 @@ public sealed interface RelayMessage {
             return !accepted && prefix().equals("auth-required");
         }
 
+        /** Whether the relay refused the event for now because it is sent too fast ({@code rate-limited:}). */
+        boolean rateLimited() {
+            return !accepted && prefix().equals("rate-limited");
+        }
+
         /**
          * true or duplicate → published; invalid/pow/blocked/restricted → rejected; else transient (NIP-01). A
          * {@code duplicate:} answer is published whatever its flag says: some relays answer

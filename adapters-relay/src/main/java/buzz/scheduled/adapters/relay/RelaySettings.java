@@ -14,8 +14,9 @@ import java.time.Duration;
  *                                and for its answer to a {@code REQ} that asks whether it has an event
  * @param initialBackoff          wait before the first reconnect after a drop; doubles per failed attempt
  * @param maxBackoff              the longest wait between reconnect attempts
- * @param authChallengeWait       how long a fresh connection holds its first {@code EVENT} back for an AUTH challenge
- *                                the relay may send on connect (once a relay has sent one, the connect timeout)
+ * @param authChallengeWait       how long a fresh connection, which writes its first {@code EVENT} at once, holds the
+ *                                others back for the relay's answer or an AUTH challenge (never the first: some
+ *                                relays challenge only after an {@code auth-required:} answer)
  * @param pingInterval            a WebSocket ping is sent this often; no pong by the next one ends the connection
  * @param maxInboundBytes         the longest message accepted from the relay (UTF-16 characters); a longer one ends
  *                                the connection
@@ -33,7 +34,7 @@ public record RelaySettings(URI url, URI authUrl, Duration connectTimeout, Durat
     public static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(250);
     /** Longest reconnect delay when none is given. */
     public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
-    /** How long a fresh connection waits for an AUTH challenge before its first EVENT, by default. */
+    /** How long a fresh connection holds all but its first EVENT for the relay's first word, by default. */
     public static final Duration DEFAULT_AUTH_CHALLENGE_WAIT = Duration.ofMillis(250);
     /** Ping interval by default. */
     public static final Duration DEFAULT_PING_INTERVAL = Duration.ofSeconds(30);

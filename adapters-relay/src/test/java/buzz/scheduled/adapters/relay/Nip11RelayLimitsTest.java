@@ -14,9 +14,11 @@ import org.junit.jupiter.api.Test;
 /** The relay's NIP-11 limitation read from the real test relay (limitation mode), at start and on the timer. */
 class Nip11RelayLimitsTest {
     private static final String LIMITATION = "{\"max_message_length\":2048,\"max_content_length\":512,"
-            + "\"max_limit\":300,\"created_at_lower_limit\":600,\"created_at_upper_limit\":60}";
+            + "\"max_limit\":300,\"created_at_lower_limit\":600,\"created_at_upper_limit\":60,"
+            + "\"max_event_tags\":20,\"min_pow_difficulty\":8,\"auth_required\":true}";
     private static final Limitation EXPECTED = new Limitation(OptionalInt.of(2048), OptionalInt.of(512),
-            OptionalInt.of(300), OptionalLong.of(600), OptionalLong.of(60));
+            OptionalInt.of(300), OptionalLong.of(600), OptionalLong.of(60), OptionalInt.of(20), OptionalInt.of(8),
+            true, false);
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     private TestRelay relay;
@@ -49,6 +51,14 @@ class Nip11RelayLimitsTest {
         limits.start();
 
         assertThat(limits.current()).isEqualTo(EXPECTED);
+    }
+
+    @Test
+    void describe_everyStatedField_isNamedForTheLogLine() {
+        assertThat(Nip11RelayLimits.describe(EXPECTED)).isEqualTo("max_message_length=2048, max_content_length=512,"
+                + " max_limit=300, created_at_lower_limit=600, created_at_upper_limit=60, max_event_tags=20,"
+                + " min_pow_difficulty=8, auth_required");
+        assertThat(Nip11RelayLimits.describe(Limitation.NONE)).isEqualTo("none stated");
     }
 
     @Test

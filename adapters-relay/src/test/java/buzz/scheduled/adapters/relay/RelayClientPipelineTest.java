@@ -321,6 +321,30 @@ class RelayClientPipelineTest {
         }
     }
 
+    @Test
+    void resolveThenPublish_asksTheRelayFirst_foundIsNotSentAgain_missingIsWrittenOnce() throws Exception {
+        try (TestRelay relay = TestRelay.builder().logReceived().start();
+             RelayClient client = new RelayClient(settings(relay.url()), signer(), Instant::now)) {
+            NostrEvent alreadyThere = TestSigners.message(TestSigners.ALICE, "channel-1");
+            NostrEvent missing = TestSigners.message(TestSigners.BOB, "channel-1");
+            assertThat(publish(client, alreadyThere, TIMEOUT, TIMEOUT).get(20, TimeUnit.SECONDS))
+                    .isInstanceOf(PublishResult.Published.class);
+
+            CompletableFuture<PublishResult> found = new CompletableFuture<>();
+            CompletableFuture<PublishResult> sent = new CompletableFuture<>();
+            client.resolveThenPublish(new Publication(alreadyThere.id(), NostrEventJson.write(alreadyThere),
+                    System.nanoTime() + TIMEOUT.toNanos(), () -> true, TIMEOUT), found::complete);
+            client.resolveThenPublish(new Publication(missing.id(), NostrEventJson.write(missing),
+                    System.nanoTime() + TIMEOUT.toNanos(), () -> true, TIMEOUT), sent::complete);
+
+            assertThat(found.get(20, TimeUnit.SECONDS)).isInstanceOfSatisfying(PublishResult.Published.class,
+                    published -> assertThat(published.acceptance()).isEqualTo(PublishResult.Acceptance.FOUND));
+            assertThat(sent.get(20, TimeUnit.SECONDS)).isEqualTo(new PublishResult.Published(false, ""));
+            assertThat(relay.receivedEvents()).extracting(TestRelay.ReceivedEvent::id)
+                    .containsExactly(alreadyThere.id().hex(), missing.id().hex());
+        }
+    }
+
     private static CompletableFuture<PublishResult> lookUp(RelayClient client, NostrEvent event) {
         CompletableFuture<PublishResult> answer = new CompletableFuture<>();
         client.lookUp(new Publication(event.id(), NostrEventJson.write(event), System.nanoTime() + TIMEOUT.toNanos(),

@@ -2,6 +2,7 @@ package buzz.scheduled.adapters.relay;
 
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.PublishResult;
+import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,7 @@ class RelayClientRestartTest {
             int port = relay.port();
 
             relay.stop();
+            Poll.until("the client to notice the relay is gone", TIMEOUT, () -> client.counts().drops() >= 1);
             PublishResult whileDown = client.publish(during, Duration.ofSeconds(2));
             relay.restart();
             PublishResult afterRestart = client.publish(during, TIMEOUT);

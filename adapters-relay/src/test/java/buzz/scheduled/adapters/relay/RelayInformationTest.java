@@ -25,12 +25,24 @@ class RelayInformationTest {
     void parse_strfryStyleDocument_readsBothKeysAndEveryLimitationField() {
         RelayInformation information = read("{\"name\":\"r\",\"self\":\"" + SELF + "\",\"pubkey\":\"" + CONTACT
                 + "\",\"limitation\":{\"max_message_length\":131072,\"max_content_length\":8196,\"max_limit\":500,"
-                + "\"max_subscriptions\":20,\"created_at_lower_limit\":94608000,\"created_at_upper_limit\":900}}");
+                + "\"max_subscriptions\":20,\"created_at_lower_limit\":94608000,\"created_at_upper_limit\":900,"
+                + "\"max_event_tags\":2000,\"min_pow_difficulty\":16,\"auth_required\":true,"
+                + "\"restricted_writes\":true}}");
 
         assertThat(information.self()).contains(new PublicKey(SELF));
         assertThat(information.pubkey()).contains(new PublicKey(CONTACT));
         assertThat(information.limitation()).isEqualTo(new Limitation(OptionalInt.of(131072), OptionalInt.of(8196),
-                OptionalInt.of(500), OptionalLong.of(94608000), OptionalLong.of(900)));
+                OptionalInt.of(500), OptionalLong.of(94608000), OptionalLong.of(900), OptionalInt.of(2000),
+                OptionalInt.of(16), true, true));
+    }
+
+    @Test
+    void parse_zeroLimits_areNoLimits_asRelaysPublishThemForUnset() {
+        RelayInformation information = read("{\"limitation\":{\"max_message_length\":0,\"max_content_length\":0,"
+                + "\"max_limit\":0,\"created_at_lower_limit\":0,\"created_at_upper_limit\":0,\"max_event_tags\":0,"
+                + "\"min_pow_difficulty\":0,\"auth_required\":false,\"restricted_writes\":false}}");
+
+        assertThat(information.limitation()).isEqualTo(Limitation.NONE);
     }
 
     @Test
@@ -45,7 +57,8 @@ class RelayInformationTest {
     void parse_malformedFields_areLeftEmpty() {
         RelayInformation information = read("{\"self\":\"" + SELF.toUpperCase() + "\",\"pubkey\":42,\"limitation\":{"
                 + "\"max_message_length\":\"131072\",\"max_content_length\":-1,\"max_limit\":1.5,"
-                + "\"created_at_lower_limit\":null,\"created_at_upper_limit\":99999999999}}");
+                + "\"created_at_lower_limit\":null,\"created_at_upper_limit\":99999999999,\"auth_required\":\"yes\","
+                + "\"max_event_tags\":\"20\"}}");
 
         assertThat(information.self()).isEmpty();
         assertThat(information.pubkey()).isEmpty();

@@ -22,8 +22,10 @@ import buzz.scheduled.domain.schedule.PreSendCheck;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutorService;
@@ -32,6 +34,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * Turns due work into published events as a pipeline (docs/delivery.md, "The hot path"): one claim loop, a window of
@@ -58,7 +61,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The {@link Finisher} records every outcome with a write fenced by (id, fencing token, revision), renews the
  * leases of what is in flight, and retries its own failed writes within the lease. A reaper returns expired leases
  * of any node to {@code scheduled}. A graceful {@link #stop} gives back at once every claim whose frame was never
- * written.
+ * written or whose access check is still under way, and at the end of its grace every claim whose frame was written
+ * and never answered, marked so that the next claim asks the relay first.
  */
 public final class Dispatcher implements DeliveryCountsUseCase {
     // Numbers are passed to the logger as strings: System.Logger formats with MessageFormat, which would print 1,004.
@@ -84,6 +88,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     private final Tally tally = new Tally();
     private final DeliveryWindow window;
     private final Finisher finisher;
+    private final PendingAccessChecks checking = new PendingAccessChecks();
 
     private final ReentrantLock lifecycle = new ReentrantLock();
     /** Signalled when a stop is requested (ends an error pause). */
@@ -170,10 +175,11 @@ public final class Dispatcher implements DeliveryCountsUseCase {
 
     /**
      * Graceful shutdown: stops claiming, takes back from the relay connection every frame not yet written and gives
-     * those claims back at once (another node claims them), waits within {@code bound} for the answers to the frames
-     * already written and records them, then stops the finisher and the reaper. Claims still unanswered after
-     * {@code bound} are left to the reaper of this or another node (their event may be sent again, which the relay
-     * answers {@code duplicate:}).
+     * those claims back at once, together with the claims whose access check is still under way (another node claims
+     * them), waits within {@code bound} for the answers to the frames already written and records them, then stops the
+     * finisher and the reaper. Claims still unanswered after {@code bound} are given back with one more statement,
+     * marked {@link DeliveryStore.EarlierSend#OUTCOME_UNKNOWN}: another node claims them at once and asks the relay
+     * whether it has each event before sending it. Only when that statement fails are they left to the reaper.
      *
      * @return what was left behind
      * @throws IllegalStateException when never started
@@ -194,18 +200,60 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         signal.wakeUp();
         joinClaimLoop(deadline);
         int withdrawn = relay.withdrawUnsent();
-        boolean emptied = window.awaitEmpty(deadline);
-        int unfinished = window.count();
+        // Checks that may take the callback's whole timeout: their claims go back now, their answers are ignored.
+        for (InFlight item : checking.takeAll()) {
+            release(item);
+        }
+        window.awaitEmpty(deadline);
         finisher.stop(deadline);
         accessChecks.shutdown();
         if (reaper != null) {
             reaper.shutdownNow();
         }
-        if (!emptied) {
-            LOG.log(Level.WARNING, "{0} claims were still in flight after the shutdown bound {1}; the reaper will "
-                    + "return them", Integer.toString(unfinished), bound);
+        int unresolved = giveBackUnanswered(bound);
+        return new Shutdown(tally.released.get(), withdrawn, unresolved, window.count(), !claimLoop.isAlive());
+    }
+
+    /**
+     * At the end of a stop's grace: the claims still held (frames written and unanswered, or outcomes the finisher
+     * could not write in time) are written with one statement: a decided outcome as decided, the rest
+     * {@link Finish.Unresolved}.
+     *
+     * @return how many were given back unresolved
+     */
+    private int giveBackUnanswered(Duration bound) {
+        List<InFlight> held = window.snapshot();
+        if (held.isEmpty()) {
+            return 0;
         }
-        return new Shutdown(tally.released.get(), withdrawn, unfinished, !claimLoop.isAlive());
+        Map<InFlight, Finish> decided = finisher.unwritten();
+        List<Finish> outcomes = new ArrayList<>(held.size());
+        int unresolved = 0;
+        for (InFlight item : held) {
+            Finish finish = decided.get(item);
+            if (finish == null) {
+                finish = new Finish.Unresolved(item.message.claim(), item.message.revision());
+                unresolved++;
+            }
+            outcomes.add(finish);
+        }
+        try {
+            List<DeliveryStore.FinishResult> results = store.finish(outcomes);
+            for (int i = 0; i < held.size(); i++) {
+                if (results.get(i).recorded()) {
+                    window.remove(held.get(i));
+                }
+            }
+            tally.unresolved.addAndGet(unresolved);
+            LOG.log(Level.INFO, "{0} claims still unanswered after the shutdown bound {1} were given back to be asked"
+                    + " about by the next claim", Integer.toString(unresolved), bound);
+            return unresolved;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "{0} claims were still in flight after the shutdown bound {1} and could not be "
+                    + "given back ({2}); the reaper will return them", Integer.toString(held.size()), bound,
+                    e.toString());
+            return 0;
+        }
     }
 
     private void joinClaimLoop(long deadline) {
@@ -343,6 +391,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                     new Finish.Fail(message.claim(), message.revision(), fail.reason(), ""), "none"));
             case PreSendCheck.Verdict.Send send -> {
                 if (access.checksBeforeDelivery()) {
+                    checking.started(item);
                     accessChecks.execute(() -> {
                         try {
                             checkAccessThenSend(item);
@@ -365,6 +414,9 @@ public final class Dispatcher implements DeliveryCountsUseCase {
             decision = access.check(message.owner(), message.channel(), kindOf(message.eventJson()));
         } catch (RuntimeException e) {
             decision = new AccessDecision.Unavailable("the access policy failed: " + e);
+        }
+        if (!checking.finished(item)) {
+            return; // a stop gave the claim back while the check was under way
         }
         switch (decision) {
             case AccessDecision.Allowed allowed -> send(item);
@@ -409,9 +461,15 @@ public final class Dispatcher implements DeliveryCountsUseCase {
             return;
         }
         tally.sent.incrementAndGet();
-        relay.publish(new Publication(message.eventId(), message.eventJson(), item.sendBy, item::held,
-                        delivery.publishTimeout()),
-                result -> finisher.offer(new Finisher.Done(item, outcome(item, result), result.kind())));
+        Publication publication = new Publication(message.eventId(), message.eventJson(), item.sendBy, item::held,
+                delivery.publishTimeout());
+        Consumer<PublishResult> answer = result -> finisher.offer(new Finisher.Done(item, outcome(item, result),
+                result.kind()));
+        switch (message.earlierSend()) {
+            case NONE -> relay.publish(publication, answer);
+            // An earlier claim may have reached the relay unrecorded: asked first, sent only if it is not there.
+            case OUTCOME_UNKNOWN -> relay.resolveThenPublish(publication, answer);
+        }
     }
 
     /**
@@ -573,10 +631,12 @@ public final class Dispatcher implements DeliveryCountsUseCase {
      *
      * @param released         claims given back unsent over the dispatcher's life (shutdown mostly)
      * @param withdrawn        frames taken back from the relay connection unwritten by this stop
-     * @param unfinished       claims still unanswered when the bound ran out (left to the reaper)
+     * @param unresolved       claims whose frames were written and unanswered when the bound ran out, given back to
+     *                         be asked about by the next claim
+     * @param unfinished       claims this stop could not give back (left to the reaper)
      * @param claimLoopStopped whether the claim loop ended within the bound
      */
-    public record Shutdown(long released, int withdrawn, int unfinished, boolean claimLoopStopped) {
+    public record Shutdown(long released, int withdrawn, int unresolved, int unfinished, boolean claimLoopStopped) {
     }
 
     /**
@@ -594,6 +654,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
      * @param notSent         frames the relay connection never wrote (deadline passed, claim lost, shutdown)
      * @param lostAfterSend   outcomes not recorded because the claim was gone (reaped, superseded)
      * @param released        unsent claims given back
+     * @param unresolved      claims given back at a stop's end with their frames written and unanswered
      * @param renewals        renewal rounds that reached the store
      * @param renewalFailures renewal rounds that failed
      * @param leasesLost      claims a renewal found no longer held
@@ -604,7 +665,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
      * @param errors          unexpected failures (store errors in the claim loop or the reaper), each logged
      */
     public record Counts(long claimed, long sent, long published, long rejected, long retried, long expired,
-                         long ended, long deferred, long notSent, long lostAfterSend, long released, long renewals,
+                         long ended, long deferred, long notSent, long lostAfterSend, long released, long unresolved,
+                         long renewals,
                          long renewalFailures, long leasesLost, long reaped, long wakeUps, long writeFailures,
                          long abandoned, long errors) {
     }

@@ -14,7 +14,9 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -105,6 +107,26 @@ final class Finisher {
             Thread.currentThread().interrupt();
         }
         return queue.isEmpty() && retrying.isEmpty();
+    }
+
+    /**
+     * After {@link #stop}: the outcomes decided but not written by the deadline, by claim (the ones waiting to be
+     * written, and those waiting for another try once the finisher's thread has ended). They leave this finisher.
+     */
+    Map<InFlight, Finish> unwritten() {
+        Map<InFlight, Finish> outcomes = new LinkedHashMap<>();
+        List<Done> queued = new ArrayList<>();
+        queue.drainTo(queued);
+        if (!thread.isAlive()) {
+            for (Pending pending : retrying) {
+                outcomes.put(pending.done.item(), pending.done.finish());
+            }
+            retrying.clear();
+        }
+        for (Done done : queued) {
+            outcomes.putIfAbsent(done.item(), done.finish());
+        }
+        return outcomes;
     }
 
     private void run() {
@@ -254,6 +276,7 @@ final class Finisher {
             case Finish.Fail fail -> fail.why();
             case Finish.Publish publish -> "";
             case Finish.Release release -> "";
+            case Finish.Unresolved unresolved -> "";
         };
     }
 

@@ -4,6 +4,7 @@ import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayLimits.Limitation;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
+import buzz.scheduled.domain.nostr.ProofOfWork;
 import buzz.scheduled.domain.schedule.AdmissionRules.Timing;
 import buzz.scheduled.domain.schedule.Refusal;
 import buzz.scheduled.domain.schedule.RefusalCode;
@@ -21,8 +22,12 @@ import java.util.OptionalLong;
  * <ul>
  *   <li>{@code too_large} when the content has more UTF-8 bytes than {@code max_content_length} (bytes are the
  *       strictest way relays count it: strfry, khatru and nostr-rs-relay count bytes, JavaScript relays count
- *       UTF-16 units, never more than bytes), or when the {@code ["EVENT",<event>]} message the sidecar will send
- *       has more UTF-8 bytes than {@code max_message_length};</li>
+ *       UTF-16 units, never more than bytes), when the event has more tags than {@code max_event_tags}, or when the
+ *       {@code ["EVENT",<event>]} message the sidecar will send has more UTF-8 bytes than
+ *       {@code max_message_length};</li>
+ *   <li>{@code pow_too_low} when the event's NIP-13 proof of work ({@link ProofOfWork#credited()}: the leading zero
+ *       bits of its id, but no more than the target its {@code nonce} tag commits to) is below
+ *       {@code min_pow_difficulty}: only the author can mine an event, before signing it;</li>
  *   <li>for an event sent now (send-now with a new event) the relay's {@code created_at} window: further ahead
  *       than the smaller of {@code BUZZ_RELAY_MAX_FUTURE_SECONDS} and {@code created_at_upper_limit} is
  *       {@code time_too_far}, further behind than the smaller of {@code BUZZ_RELAY_MAX_FUTURE_SECONDS} and
@@ -32,6 +37,12 @@ import java.util.OptionalLong;
  * never applies to it and its lower limit only bounds how late it may still go out (delivery's concern); the
  * window is not checked for it here. The send-now window is the smaller of {@code BUZZ_RELAY_MAX_FUTURE_SECONDS}
  * and the relay's {@code created_at_upper_limit}.
+ *
+ * <p>A limit the relay states as 0 is no limit ({@link Limitation}). {@code auth_required} and
+ * {@code restricted_writes} refuse nothing here: the first is met by the sidecar's NIP-42 AUTH with its own key
+ * (whether the relay then takes other authors' events from it is the operator's configuration), the second names
+ * no condition admission could check (the {@code nip29} and {@code http} access policies check membership
+ * themselves; with the {@code relay} policy the relay decides at publish).
  */
 final class RelayAdmission {
     /** Bytes of {@code ["EVENT",} and {@code ]} around the event in the message the relay client writes. */
@@ -63,6 +74,11 @@ final class RelayAdmission {
                         + maxContent.getAsInt() + " bytes of content (its NIP-11 max_content_length)");
             }
         }
+        OptionalInt maxTags = limitation.maxEventTags();
+        if (maxTags.isPresent() && event.tags().size() > maxTags.getAsInt()) {
+            return refuse(RefusalCode.TOO_LARGE, "the event has " + event.tags().size() + " tags; the relay accepts"
+                    + " at most " + maxTags.getAsInt() + " tags (its NIP-11 max_event_tags)");
+        }
         OptionalInt maxMessage = limitation.maxMessageLength();
         if (maxMessage.isPresent()) {
             long bytes = eventMessageBytes(event);
@@ -70,6 +86,17 @@ final class RelayAdmission {
                 return refuse(RefusalCode.TOO_LARGE, "the event's [\"EVENT\",…] message is " + bytes
                         + " bytes; the relay accepts messages of at most " + maxMessage.getAsInt()
                         + " bytes (its NIP-11 max_message_length)");
+            }
+        }
+        OptionalInt minPow = limitation.minPowDifficulty();
+        if (minPow.isPresent()) {
+            ProofOfWork pow = ProofOfWork.of(event);
+            if (pow.credited() < minPow.getAsInt()) {
+                return refuse(RefusalCode.POW_TOO_LOW, "the event's id has " + pow.difficulty() + " leading zero bits"
+                        + pow.committedTarget().stream().mapToObj(target -> " and its nonce tag commits to a target"
+                        + " of " + target).findFirst().orElse("") + " (NIP-13 proof of work); the relay requires at"
+                        + " least " + minPow.getAsInt() + " (its NIP-11 min_pow_difficulty): mine the event to that"
+                        + " difficulty before signing it");
             }
         }
         if (timing == Timing.IMMEDIATE) {
@@ -121,9 +148,7 @@ final class RelayAdmission {
 
     /** A {@code created_at_lower_limit} of 0 is no limit, as absent is (relays publish 0 for "unset"). */
     private Window pastWindow(Limitation limitation) {
-        OptionalLong lower = limitation.createdAtLowerLimit();
-        return smaller(lower.isPresent() && lower.getAsLong() <= 0 ? OptionalLong.empty() : lower,
-                "the relay's NIP-11 created_at_lower_limit");
+        return smaller(limitation.createdAtLowerLimit(), "the relay's NIP-11 created_at_lower_limit");
     }
 
     private Window smaller(OptionalLong relayLimit, String relaySource) {

@@ -15,6 +15,7 @@ final class Tally {
     final AtomicLong notSent = new AtomicLong();
     final AtomicLong lostAfterSend = new AtomicLong();
     final AtomicLong released = new AtomicLong();
+    final AtomicLong unresolved = new AtomicLong();
     final AtomicLong renewals = new AtomicLong();
     final AtomicLong renewalFailures = new AtomicLong();
     final AtomicLong leasesLost = new AtomicLong();
@@ -27,7 +28,7 @@ final class Tally {
     Dispatcher.Counts snapshot() {
         return new Dispatcher.Counts(claimed.get(), sent.get(), published.get(), rejected.get(), retried.get(),
                 expired.get(), ended.get(), deferred.get(), notSent.get(), lostAfterSend.get(), released.get(),
-                renewals.get(), renewalFailures.get(), leasesLost.get(), reaped.get(), wakeUps.get(),
+                unresolved.get(), renewals.get(), renewalFailures.get(), leasesLost.get(), reaped.get(), wakeUps.get(),
                 writeFailures.get(), abandoned.get(), errors.get());
     }
 }

@@ -44,6 +44,8 @@ public final class InMemoryDeliveryStore implements DeliveryStore, AttemptHistor
     private final SettableClock clock;
     private final AtomicLong tokens = new AtomicLong();
     private volatile Predicate<Finish> failingWrite = finish -> false;
+    /** Rows an earlier claim may have sent without its outcome recorded (PostgreSQL's outcome_unknown); under lock. */
+    private final Set<ScheduleId> outcomeUnknown = new HashSet<>();
     /** Retried and failed attempts by message, guarded by {@code store}'s lock. */
     private final Map<ScheduleId, List<DeliveryAttempt>> attempts = new HashMap<>();
 
@@ -91,7 +93,8 @@ public final class InMemoryDeliveryStore implements DeliveryStore, AttemptHistor
                 NostrEvent event = next.event().orElseThrow();
                 claimed.add(new ClaimedMessage(new Claim(next.id(), token), next.revision(), next.eventId(),
                         NostrEventJson.write(event), next.owner(), next.channel(), next.dueAt(), now.plus(lease),
-                        next.attempts(), store.tombstoned(next.channel())));
+                        next.attempts(), store.tombstoned(next.channel()),
+                        outcomeUnknown.contains(next.id()) ? EarlierSend.OUTCOME_UNKNOWN : EarlierSend.NONE));
             }
             return new ClaimedBatch(Optional.of(now), claimed);
         }
@@ -142,12 +145,19 @@ public final class InMemoryDeliveryStore implements DeliveryStore, AttemptHistor
                 transition = Transition.RELEASE;
                 written = Written.RESCHEDULED;
             }
+            case Finish.Unresolved unresolved -> {
+                transition = Transition.RELEASE;
+                written = Written.RESCHEDULED;
+            }
         }
         Optional<ScheduledMessage> moved = TableMoves.move(stored, transition, parts, now);
         if (moved.isEmpty()) {
             return new FinishResult(Written.LOST, Optional.empty());
         }
         store.put(moved.get());
+        if (finish instanceof Finish.Unresolved) {
+            outcomeUnknown.add(stored.id());
+        }
         recordAttempt(finish, written, stored, now);
         return new FinishResult(written, Optional.of(now));
     }
@@ -161,6 +171,9 @@ public final class InMemoryDeliveryStore implements DeliveryStore, AttemptHistor
                 return;
             }
             case Finish.Release release -> {
+                return;
+            }
+            case Finish.Unresolved unresolved -> {
                 return;
             }
         }

@@ -137,6 +137,17 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
                 : new PublishResult.Transient("not-found: the relay does not have the event"));
     }
 
+    /** Asks like {@link #lookUp} (recorded there too); publishes like {@link #publish} when not found. */
+    @Override
+    public void resolveThenPublish(Publication publication, Consumer<PublishResult> answer) {
+        lookUps.add(publication.eventId());
+        if (stored.contains(publication.eventId())) {
+            answer.accept(new PublishResult.Published(PublishResult.Acceptance.FOUND, "the relay has the event"));
+            return;
+        }
+        publish(publication, answer);
+    }
+
     /** Makes this relay hold {@code id} already, as if an earlier process had published it. */
     public void has(EventId id) {
         stored.add(id);

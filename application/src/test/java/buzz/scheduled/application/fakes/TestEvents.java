@@ -25,6 +25,7 @@ public final class TestEvents {
     private int kind = 9;
     private final List<List<String>> tags = new ArrayList<>();
     private String content = "hello";
+    private String id;
 
     private TestEvents(long createdAt) {
         this.createdAt = createdAt;
@@ -62,8 +63,14 @@ public final class TestEvents {
         return this;
     }
 
+    /** A chosen id (64 lowercase hex) instead of the next serial, whose leading zeros count as NIP-13 work. */
+    public TestEvents id(String hex) {
+        this.id = hex;
+        return this;
+    }
+
     public NostrEvent build() {
-        String id = String.format("%064x", SERIAL.incrementAndGet());
-        return new NostrEvent(new EventId(id), pubkey, createdAt, kind, tags, content, new Signature("5".repeat(128)));
+        String hex = id != null ? id : String.format("%064x", SERIAL.incrementAndGet());
+        return new NostrEvent(new EventId(hex), pubkey, createdAt, kind, tags, content, new Signature("5".repeat(128)));
     }
 }

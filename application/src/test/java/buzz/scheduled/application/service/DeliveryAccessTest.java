@@ -290,6 +290,23 @@ class DeliveryAccessTest {
     }
 
     @Test
+    void stopWhileTheAccessPolicyIsStillAsked_theClaimIsGivenBackAtOnceWithoutWaitingForTheAnswer() throws Exception {
+        ScheduledMessage message = scheduledInAMinute();
+        policy.holdNextAsk();
+        Dispatcher dispatcher = startAndPassTheDueTime(policy);
+        policy.awaitAsked();
+
+        Dispatcher.Shutdown shutdown = fx.stop(dispatcher, Duration.ofSeconds(10));
+        ScheduleState whenStopped = fx.row(message).state();
+        policy.release();
+
+        assertThat(shutdown.released()).as("given back, not left unanswered").isEqualTo(1);
+        assertThat(shutdown.unresolved()).isZero();
+        assertThat(whenStopped).isEqualTo(ScheduleState.Scheduled.NOW);
+        assertThat(fx.relay.receipts()).isEmpty();
+    }
+
+    @Test
     void stopWhileTheAccessPolicyIsAsked_theClaimIsGivenBackUnsent() throws Exception {
         ScheduledMessage message = scheduledInAMinute();
         policy.holdNextAsk();

@@ -207,6 +207,11 @@ class DispatcherFencingTest {
             }
 
             @Override
+            public void resolveThenPublish(Publication publication, Consumer<PublishResult> answer) {
+                fx.relay.resolveThenPublish(publication, answer);
+            }
+
+            @Override
             public int withdrawUnsent() {
                 return fx.relay.withdrawUnsent();
             }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
 import buzz.scheduled.application.port.out.DeliveryObserver.DeliveryReport;
 import buzz.scheduled.application.port.out.DeliveryObserver.Outcome;
+import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
 import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayLimits;
@@ -146,6 +147,11 @@ class DispatcherPipelineTest {
         }
 
         @Override
+        public void resolveThenPublish(Publication publication, Consumer<PublishResult> answer) {
+            inner.resolveThenPublish(publication, answer);
+        }
+
+        @Override
         public int withdrawUnsent() {
             return inner.withdrawUnsent();
         }
@@ -169,6 +175,11 @@ class DispatcherPipelineTest {
         @Override
         public void lookUp(Publication publication, Consumer<PublishResult> answer) {
             inner.lookUp(publication, answer);
+        }
+
+        @Override
+        public void resolveThenPublish(Publication publication, Consumer<PublishResult> answer) {
+            inner.resolveThenPublish(publication, answer);
         }
 
         @Override
@@ -361,6 +372,27 @@ class DispatcherPipelineTest {
         assertThat(fx.relay.lookUps()).containsExactlyInAnyOrder(sentBefore.eventId(), neverArrived.eventId());
         assertThat(fx.relay.receipts()).isEmpty();
         assertThat(dispatcher.counts().sent()).isZero();
+    }
+
+    @Test
+    void claimGivenBackUnresolvedByAStoppedNode_theRelayIsAskedFirst_foundIsPublishedUnsent_missingIsSentOnce() {
+        ScheduledMessage sentBefore = fx.schedule(T0, "written by a node whose stop ended before the answer");
+        ScheduledMessage neverArrived = fx.schedule(T0, "written too, and lost on the way");
+        fx.clock.set(T0);
+        List<ClaimedMessage> claimed = delivery.claim(2, deliverySettings.lease()).messages();
+        assertThat(delivery.finish(claimed.stream().<Finish>map(m -> new Finish.Unresolved(m.claim(), m.revision()))
+                .toList())).hasSize(2);
+        fx.relay.has(sentBefore.eventId());
+
+        fx.start(delivery, signal, DispatchFixture.dispatcherSettings(deliverySettings));
+        fx.awaitReports(sentBefore, 1);
+        fx.awaitReports(neverArrived, 1);
+
+        assertThat(fx.state(sentBefore)).isEqualTo("published");
+        assertThat(fx.state(neverArrived)).isEqualTo("published");
+        assertThat(fx.relay.lookUps()).containsExactlyInAnyOrder(sentBefore.eventId(), neverArrived.eventId());
+        assertThat(fx.relay.receipts()).extracting(receipt -> receipt.event().id())
+                .as("only the one the relay did not have is sent").containsExactly(neverArrived.eventId());
     }
 
     @Test

@@ -107,6 +107,11 @@ class DispatcherRobustnessTest {
             }
 
             @Override
+            public void resolveThenPublish(Publication publication, Consumer<PublishResult> answer) {
+                fx.relay.resolveThenPublish(publication, answer);
+            }
+
+            @Override
             public int withdrawUnsent() {
                 return fx.relay.withdrawUnsent();
             }

@@ -102,6 +102,71 @@ class RelayAdmissionTest {
     }
 
     @Test
+    void schedule_moreTagsThanTheRelaysMaxEventTags_isTooLargeNamingTheLimit_andAtTheLimitIsAdmitted() {
+        relayLimits.set(Limitation.NONE.withMaxEventTags(OptionalInt.of(3)));
+        NostrEvent three = TestEvents.at(NOW.getEpochSecond() + 3600).tag("t", "a").tag("t", "b").build();
+        NostrEvent four = TestEvents.at(NOW.getEpochSecond() + 3600).tag("t", "a").tag("t", "b").tag("t", "c")
+                .build();
+
+        ScheduleResult over = schedule(four);
+        ScheduleResult at = schedule(three);
+
+        assertThat(over).isEqualTo(new ScheduleResult.Refused(new Refusal(RefusalCode.TOO_LARGE,
+                "the event has 4 tags; the relay accepts at most 3 tags (its NIP-11 max_event_tags)")));
+        assertThat(at).isInstanceOf(ScheduleResult.Created.class);
+        assertThat(store.size()).isEqualTo(1);
+    }
+
+    @Test
+    void schedule_relayStatesZeroForEveryLimit_isNoLimitAtAll() {
+        relayLimits.set(new Limitation(OptionalInt.of(0), OptionalInt.of(0), OptionalInt.of(0), OptionalLong.of(0),
+                OptionalLong.of(0), OptionalInt.of(0), OptionalInt.of(0), false, false));
+
+        ScheduleResult result = schedule(inAnHour("x".repeat(1000)));
+
+        assertThat(result).isInstanceOf(ScheduleResult.Created.class);
+        assertThat(relayLimits.get()).isEqualTo(Limitation.NONE);
+    }
+
+    @Test
+    void schedule_lessProofOfWorkThanTheRelaysMinimum_isPowTooLowNamingBoth_andEnoughIsAdmitted() {
+        relayLimits.set(Limitation.NONE.withMinPowDifficulty(OptionalInt.of(12)));
+        NostrEvent eleven = TestEvents.at(NOW.getEpochSecond() + 3600).id("001" + "f".repeat(61)).build();
+        NostrEvent twelve = TestEvents.at(NOW.getEpochSecond() + 3600).id("000f" + "f".repeat(60)).build();
+
+        ScheduleResult low = schedule(eleven);
+        ScheduleResult enough = schedule(twelve);
+
+        assertThat(low).isEqualTo(new ScheduleResult.Refused(new Refusal(RefusalCode.POW_TOO_LOW,
+                "the event's id has 11 leading zero bits (NIP-13 proof of work); the relay requires at least 12 (its"
+                        + " NIP-11 min_pow_difficulty): mine the event to that difficulty before signing it")));
+        assertThat(enough).isInstanceOf(ScheduleResult.Created.class);
+    }
+
+    @Test
+    void schedule_enoughZeroBitsButACommittedTargetBelowTheRelaysMinimum_isPowTooLow() {
+        relayLimits.set(Limitation.NONE.withMinPowDifficulty(OptionalInt.of(12)));
+        NostrEvent lucky = TestEvents.at(NOW.getEpochSecond() + 3600).tag("nonce", "42", "8")
+                .id("0000" + "f".repeat(60)).build();
+
+        ScheduleResult result = schedule(lucky);
+
+        assertThat(result).isInstanceOfSatisfying(ScheduleResult.Refused.class, refused -> {
+            assertThat(refused.refusal().code()).isEqualTo(RefusalCode.POW_TOO_LOW);
+            assertThat(refused.refusal().message()).contains("16 leading zero bits")
+                    .contains("commits to a target of 8").contains("at least 12");
+        });
+        assertThat(store.size()).isZero();
+    }
+
+    @Test
+    void schedule_relayRequiresAuthAndRestrictsWrites_refusesNothingItCannotCheck() {
+        relayLimits.set(Limitation.NONE.withWriteConditions(true, true));
+
+        assertThat(schedule(inAnHour("hello"))).isInstanceOf(ScheduleResult.Created.class);
+    }
+
+    @Test
     void revise_toAnEventTheRelayWouldRefuse_isTooLargeAndKeepsTheStoredRevision() {
         ScheduledMessage message = created(inAnHour("short"));
         relayLimits.set(messageAndContent(null, 10));

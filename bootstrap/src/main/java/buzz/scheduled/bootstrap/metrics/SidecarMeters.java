@@ -105,6 +105,10 @@ public final class SidecarMeters {
                 RelayClient.Counts::tooLarge);
         relayCounter(registry, client, "auth_refusals", "NIP-42 AUTH attempts the relay refused.",
                 RelayClient.Counts::authRefusals);
+        relayCounter(registry, client, "rate_limited", "Frames the relay answered rate-limited (each sent again at the "
+                + "pace the relay accepts).", RelayClient.Counts::rateLimited);
+        relayCounter(registry, client, "asked_again_after_auth", "Look-up answers the relay gave before NIP-42 AUTH, "
+                + "asked again after it.", RelayClient.Counts::askedAgain);
     }
 
     private static void relayCounter(MeterRegistry registry, RelayClient client, String name, String help,

@@ -114,6 +114,26 @@ class Nip29AccessTest {
     }
 
     @Test
+    void backlogAtARelayRefusingPagesOverItsUnstatedLimit_isLoaded_andMembersCreatesSucceed() {
+        relay.close();
+        relay = Nip29TestRelay.start(mode -> mode.mode("--max-limit", "50", "--max-limit-answer", "notice")
+                .env("TEST_RELAY_NIP29_GROUP_COUNT", "120")
+                .env("TEST_RELAY_NIP29_GROUP_MEMBERS", ALICE.publicKey().hex()));
+
+        startSidecar(Optional.empty()); // the feed's default page of 100 is refused by NOTICE: it must go lower
+        String first = scheduled(ALICE, SignedClient.message(ALICE, "g0001", dueIn(10), "to the oldest group"));
+        String last = scheduled(ALICE, SignedClient.message(ALICE, "g0120", dueIn(10), "to the newest group"));
+        SignedClient.Reply stranger = sidecar.client.schedule(BOB, SignedClient.message(BOB, "g0060", dueIn(10),
+                "hi"));
+        Poll.until("both to be published", WAIT.multipliedBy(2), () -> stored(first).state().wireName()
+                .equals("published") && stored(last).state().wireName().equals("published"));
+
+        assertThat(sidecar.feed.orElseThrow().inSync()).isTrue();
+        assertThat(stranger.status()).as("the backlog decides: not a member").isEqualTo(403);
+        assertThat(stranger.json().get("error").asText()).isEqualTo("not_in_channel");
+    }
+
+    @Test
     void nonMember_openGroup_isAdmittedAndPublished() {
         relay.createGroup("lobby", false);
         startSidecar(Optional.of(relay.relayPubkey()));

@@ -77,6 +77,12 @@ final class RecordingPublisher implements RelayPublisher {
         relay.lookUp(publication, answer);
     }
 
+    /** Not recorded as a send: the relay is asked first and may never get the frame. */
+    @Override
+    public void resolveThenPublish(Publication publication, Consumer<PublishResult> answer) {
+        relay.resolveThenPublish(publication, answer);
+    }
+
     @Override
     public int withdrawUnsent() {
         return relay.withdrawUnsent();

@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * The admission rules (admission order of docs/openapi.yaml) that need no I/O, checked in a fixed order: ownership,
- * kind, channel, size (content, tag count, whole event), expiration, then time. Signature validity comes before (the signature port); access, tombstones
+ * kind, channel, size (content, tag count, whole event), NIP-70 protection, expiration, then time. Signature validity comes before (the signature port); access, tombstones
  * and limits after (they need storage or the relay).
  *
  * @param allowedKinds     kinds an owner may schedule (default 9, 40002, 40008, 45001, 45003, 1)
@@ -33,6 +33,11 @@ public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Dur
      * (docs/scheduled-messages.md §4).
      */
     public static final int DEFAULT_MAX_EVENT_BYTES = 300 * 1024;
+    /**
+     * NIP-70: an event with a tag named {@code "-"} (the NIP writes it {@code ["-"]}) is protected; any tag of that
+     * name counts, as relays that implement NIP-70 look only at the tag's name.
+     */
+    static final String PROTECTED_TAG = "-";
     /** The default tag limit: 1000 tags (strfry's default is 2000; a chat message needs a handful). */
     public static final int DEFAULT_MAX_EVENT_TAGS = 1000;
 
@@ -103,6 +108,11 @@ public record AdmissionRules(Set<Integer> allowedKinds, int maxContentBytes, Dur
         if (eventBytes > maxEventBytes) {
             return refuse(RefusalCode.TOO_LARGE, "the whole event (id, pubkey, created_at, kind, tags, content and sig"
                     + " as JSON) is " + eventBytes + " bytes, the limit is " + maxEventBytes + " bytes");
+        }
+        if (event.tags().stream().anyMatch(tag -> tag.getFirst().equals(PROTECTED_TAG))) {
+            return refuse(RefusalCode.PROTECTED_EVENT, "the event carries a NIP-70 [\"-\"] tag: a relay accepts a"
+                    + " protected event only from its author's own authenticated connection, never from the sidecar"
+                    + " publishing it later; sign it without the \"-\" tag to schedule it");
         }
         Instant dueAt = timing == Timing.FUTURE ? Instant.ofEpochSecond(event.createdAt()) : now;
         for (String expiration : event.tagValues("expiration")) {

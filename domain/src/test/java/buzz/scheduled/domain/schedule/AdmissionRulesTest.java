@@ -214,6 +214,20 @@ class AdmissionRulesTest {
     }
 
     @Test
+    void check_nip70ProtectedTag_isProtectedEventSayingWhy() {
+        Refusal refusal = refusal(check(inAnHour().tag("-").build()));
+
+        assertThat(refusal.code()).isEqualTo(RefusalCode.PROTECTED_EVENT);
+        assertThat(refusal.message()).contains("NIP-70").contains("[\"-\"]").contains("only from its author");
+    }
+
+    @Test
+    void check_tagNamedDashWithAValue_isProtectedToo_whileADashValueIsNot() {
+        assertThat(refusal(check(inAnHour().tag("-", "x").build())).code()).isEqualTo(RefusalCode.PROTECTED_EVENT);
+        assertThat(check(inAnHour().tag("t", "-").build())).isInstanceOf(AdmissionVerdict.Admitted.class);
+    }
+
+    @Test
     void check_wholeEventOverTheLimitThroughTags_isTooLargeThoughTheContentIsSmall() {
         NostrEvent small = inAnHour().content("hi").build();
         int bytes = NostrEventJson.write(small).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;

@@ -154,7 +154,8 @@ class ScheduleValuesTest {
     void refusalCode_wireNames_areTheSpecCodes() {
         assertThat(Arrays.stream(RefusalCode.values()).map(RefusalCode::wireName)).containsExactly(
                 "invalid_event", "pubkey_mismatch", "kind_not_allowed", "missing_channel", "too_large",
-                "expires_before_due", "time_in_past", "time_too_far", "channel_not_found", "is_archived",
+                "protected_event", "expires_before_due", "time_in_past", "time_too_far", "pow_too_low",
+                "channel_not_found", "is_archived",
                 "not_in_channel", "restricted", "too_many_pending", "restricted_too_many");
     }
 

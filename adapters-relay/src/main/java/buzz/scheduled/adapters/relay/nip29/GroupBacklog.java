@@ -79,6 +79,16 @@ final class GroupBacklog {
         return subscription.equals(current);
     }
 
+    /** The subscription id of the page being read, or null between pages. */
+    String currentPage() {
+        return current;
+    }
+
+    /** Whether a page is being read and nothing of it has arrived yet (as a refused page looks). */
+    boolean currentPageUntouched() {
+        return current != null && count == 0;
+    }
+
     /** An event of the current page. */
     void counted(NostrEvent event) {
         count++;

@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +47,11 @@ import org.slf4j.LoggerFactory;
  * {@code {"kinds":[9001,9008]}}. Before the first page, a live subscription {@code buzz-nip29} with the same filters
  * (and {@code "limit":1}) is opened, so nothing stored while the pages are read is missed. A full page whose events
  * are all already known (at least {@code L} events share one second) cannot be paged past: the backlog would be
- * truncated, so the connection is given up and tried again later, never reported in sync.
+ * truncated, so the connection is given up and tried again later, never reported in sync. A relay may refuse a page
+ * whose {@code limit} is over its own without stating {@code max_limit}: a page closed by the relay
+ * ({@code CLOSED}, other than {@code auth-required:}), or that brings nothing within {@value #NOTICE_GRACE_MILLIS} ms
+ * of a {@code NOTICE} or within the connect timeout, is asked again at half the size ({@link PageSize}: WARN the
+ * first time, kept for later connections); a page of one event refused gives the connection up.
  *
  * <p><b>In sync.</b> Moderation events from the backlog are held until every page is read (the admin and member
  * lists are then complete) and carried out oldest first: 9008 deletes the channel ({@code channel_deleted},
@@ -72,6 +77,8 @@ public final class GroupFeed implements AutoCloseable {
     /** The subscription that looks for group state by other keys when the relay's key signed none. */
     static final String PROBE_SUBSCRIPTION = "buzz-nip29-probe";
     private static final int PROBE_LIMIT = 20;
+    /** How long after a {@code NOTICE} a page that brought nothing counts as refused. */
+    static final long NOTICE_GRACE_MILLIS = 1_000;
     private static final Duration ACTION_RETRY_CAP = Duration.ofSeconds(30);
 
     private final Nip29Settings settings;
@@ -86,6 +93,8 @@ public final class GroupFeed implements AutoCloseable {
     private final ExecutorService actions;
     private final RelayConnection relay;
     private final Set<String> carriedOut = new HashSet<>();
+    /** The backlog's page size, lowered when the relay refuses pages; kept across connections. */
+    private final PageSize pageSizes = new PageSize();
 
     private final Object lock = new Object();
     /** Why the feed last went down, until it is in sync again: the same reason again is logged at DEBUG only. */
@@ -183,10 +192,10 @@ public final class GroupFeed implements AutoCloseable {
                 return Optional.of(refusal);
             }
         }
-        int pageSize = information.flatMap(i -> i.limitation().maxLimit().isPresent()
+        int pageSize = pageSizes.forConnection(information.flatMap(i -> i.limitation().maxLimit().isPresent()
                         ? Optional.of(i.limitation().maxLimit().getAsInt()) : Optional.empty())
                 .map(max -> Math.max(1, Math.min(max, Nip29Settings.MAX_PAGE_SIZE)))
-                .orElse(settings.pageSize());
+                .orElse(settings.pageSize()));
         directory.relayPubkey(key.get().pubkey());
         synchronized (lock) {
             next = new Connection(key.get(), pageSize);
@@ -398,7 +407,10 @@ public final class GroupFeed implements AutoCloseable {
      */
     private final class Connection {
         private final SigningKey key;
-        private final int pageSize;
+        /** Events asked for per page; halved when the relay refuses a page. */
+        private int pageSize;
+        /** The check that a page the relay did not answer counts as refused. */
+        private ScheduledFuture<?> pageWatch;
         /** Set once, when the link opens. */
         private RelayConnection.Link link;
         // The sync of the backlog (reset when it starts again after AUTH).
@@ -434,10 +446,70 @@ public final class GroupFeed implements AutoCloseable {
         /** Asks for the current filter's next page: {@code limit}, and {@code until} after the first page. */
         private void requestPage() {
             String request;
+            String page;
             synchronized (this) {
                 request = backlog.nextRequest(pageSize);
+                page = backlog.currentPage();
             }
+            watchPage(page, settings.relay().connectTimeout().toMillis(), "no answer within "
+                    + settings.relay().connectTimeout());
             send(request);
+        }
+
+        /** In {@code millis}, counts {@code page} as refused for {@code why} if nothing of it has arrived by then. */
+        private void watchPage(String page, long millis, String why) {
+            try {
+                ScheduledFuture<?> watch = timer.schedule(() -> {
+                    boolean unanswered;
+                    synchronized (this) {
+                        unanswered = backlog.isCurrentPage(page) && backlog.currentPageUntouched();
+                    }
+                    if (unanswered && isCurrent()) {
+                        pageRefused(page, why);
+                    }
+                }, millis, TimeUnit.MILLISECONDS);
+                synchronized (this) {
+                    if (pageWatch != null) {
+                        pageWatch.cancel(false);
+                    }
+                    pageWatch = watch;
+                }
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the feed is closing
+            }
+        }
+
+        /**
+         * The relay refused backlog page {@code page} (CLOSED, or nothing after a NOTICE or within the connect
+         * timeout): asked again at half the size, or the connection is given up when even one event was refused.
+         */
+        private void pageRefused(String page, String why) {
+            int refusedSize;
+            synchronized (this) {
+                if (!backlog.isCurrentPage(page)) {
+                    return;
+                }
+                refusedSize = pageSize;
+            }
+            send("[\"CLOSE\",\"" + page + "\"]");
+            switch (pageSizes.refused(refusedSize)) {
+                case PageSize.Lowered lowered -> {
+                    synchronized (this) {
+                        pageSize = lowered.size();
+                    }
+                    if (lowered.first()) {
+                        LOG.warn("relay {} refused a NIP-29 backlog page of {} events ({}) and its NIP-11 document"
+                                + " states no max_limit; asking for pages of {} (said once)", settings.relay().url(),
+                                refusedSize, why, lowered.size());
+                    } else {
+                        LOG.info("relay {} refused a NIP-29 backlog page of {} events ({}); asking for pages of {}",
+                                settings.relay().url(), refusedSize, why, lowered.size());
+                    }
+                    requestPage();
+                }
+                case PageSize.AtOne atOne -> abort("the relay refused a NIP-29 backlog page of one event (" + why
+                        + "), so the page size is not the reason");
+            }
         }
 
         private void send(String text) {
@@ -453,7 +525,18 @@ public final class GroupFeed implements AutoCloseable {
                         closedByRelay(closedByRelay.subscription(), closedByRelay.message());
                     }
                 }
-                case RelayMessage.Notice notice -> LOG.info("relay notice on the NIP-29 feed: {}", notice.message());
+                case RelayMessage.Notice notice -> {
+                    LOG.info("relay notice on the NIP-29 feed: {}", notice.message());
+                    // A relay that refuses a page by NOTICE names no subscription: a page that brings nothing
+                    // soon after one counts as refused.
+                    String page;
+                    synchronized (this) {
+                        page = backlog.currentPageUntouched() ? backlog.currentPage() : null;
+                    }
+                    if (page != null) {
+                        watchPage(page, NOTICE_GRACE_MILLIS, "NOTICE " + notice.message());
+                    }
+                }
                 case RelayMessage.Ok ok -> LOG.debug("OK on the NIP-29 feed for {}, which sends no events",
                         ok.eventId());
                 case RelayMessage.Auth auth -> {
@@ -649,6 +732,14 @@ public final class GroupFeed implements AutoCloseable {
         private void closedByRelay(String subscription, String why) {
             if (subscription.equals(PROBE_SUBSCRIPTION) && !why.startsWith("auth-required:")) {
                 unconfirmed(); // the probe only explains; its refusal is no reason to drop the feed
+                return;
+            }
+            boolean page;
+            synchronized (this) {
+                page = backlog.isCurrentPage(subscription);
+            }
+            if (page && !why.startsWith("auth-required:")) {
+                pageRefused(subscription, "CLOSED " + (why.isEmpty() ? "(no reason)" : why));
                 return;
             }
             if (why.startsWith("auth-required:") && authSigner.isPresent()) {

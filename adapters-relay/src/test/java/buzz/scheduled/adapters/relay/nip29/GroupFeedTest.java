@@ -28,6 +28,8 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The NIP-29 feed and policy against the real test relay serving relay-signed group state. */
 class GroupFeedTest {
@@ -309,6 +311,27 @@ class GroupFeedTest {
 
         assertThat(feed.directory().groupCount()).isEqualTo(60);
         assertThat(decisionOf(policy, ALICE, "g0001")).isEqualTo(new AccessDecision.Allowed());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"notice", "closed"})
+    void backlog_relayRefusingPagesOverItsUnstatedLimit_isPagedAtALowerSizeToTheEnd_warningOnce(String answer) {
+        relay.close();
+        relay = Nip29TestRelay.start(mode -> mode.mode("--max-limit", "50", "--max-limit-answer", answer)
+                .env("TEST_RELAY_NIP29_GROUP_COUNT", "120")
+                .env("TEST_RELAY_NIP29_GROUP_MEMBERS", ALICE.hex()));
+
+        try (LoggedLines lines = LoggedLines.of(GroupFeed.class, Level.WARN)) {
+            AccessPolicy policy = follow(Optional.empty(), Nip29Settings.DEFAULT_PAGE_SIZE);
+            await(feed::inSync, Boolean::booleanValue, "the feed to sync at a lower page size");
+
+            assertThat(feed.directory().groupCount()).as("every group known").isEqualTo(120);
+            assertThat(decisionOf(policy, ALICE, "g0001")).isEqualTo(new AccessDecision.Allowed());
+            assertThat(decisionOf(policy, ALICE, "g0120")).isEqualTo(new AccessDecision.Allowed());
+            assertThat(lines.at(Level.WARN)).filteredOn(line -> line.contains("backlog page"))
+                    .singleElement().satisfies(line -> assertThat(line)
+                            .contains("refused a NIP-29 backlog page of 100 events").contains("pages of 50"));
+        }
     }
 
     @Test

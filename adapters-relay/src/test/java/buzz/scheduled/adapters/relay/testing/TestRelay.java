@@ -246,6 +246,18 @@ public final class TestRelay implements AutoCloseable {
     }
 
     /**
+     * Whether the relay stored the event with this id, read from its data file rather than asked over a {@code REQ}
+     * (for relays that do not serve unauthenticated reads).
+     */
+    public boolean stores(String id) {
+        try {
+            return Files.readAllLines(data).stream().anyMatch(line -> line.contains("\"id\":\"" + id + "\""));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the relay's data file", e);
+        }
+    }
+
+    /**
      * One {@code EVENT} message the relay read.
      *
      * @param id         the event id in it

@@ -58,8 +58,9 @@ public interface DeliveryStore {
     Set<ScheduleId> renew(Collection<Claim> claims, Duration lease);
 
     /**
-     * Returns messages whose lease ended more than {@code grace} ago to {@code scheduled}, clearing the token.
-     * Idempotent and safe on several nodes at once; never waits for a row another writer holds.
+     * Returns messages whose lease ended more than {@code grace} ago to {@code scheduled}, clearing the token (the next
+     * claim sends the event again: a duplicate at worst, docs/failure-scenarios.md F1). Idempotent and safe on several
+     * nodes at once; never waits for a row another writer holds.
      *
      * @return how many were returned
      */
@@ -111,13 +112,14 @@ public interface DeliveryStore {
      * @param leaseUntil     when the claim lapses unless renewed (store clock)
      * @param attempts       claims made so far, this one included
      * @param channelDeleted whether the channel had a deletion tombstone when it was claimed
+     * @param earlierSend    whether an earlier claim may have reached the relay without its outcome recorded
      */
     record ClaimedMessage(Claim claim, Revision revision, EventId eventId, String eventJson, int eventJsonBytes,
                           PublicKey owner, Channel channel, Instant dueAt, Instant leaseUntil, int attempts,
-                          boolean channelDeleted) {
+                          boolean channelDeleted, EarlierSend earlierSend) {
         public ClaimedMessage {
             if (claim == null || revision == null || eventId == null || eventJson == null || owner == null
-                    || channel == null || dueAt == null || leaseUntil == null) {
+                    || channel == null || dueAt == null || leaseUntil == null || earlierSend == null) {
                 throw new IllegalArgumentException("a claimed message has a missing field");
             }
             if (attempts < 1) {
@@ -133,11 +135,22 @@ public interface DeliveryStore {
         /** A claimed message whose event's UTF-8 length is counted here. */
         public ClaimedMessage(Claim claim, Revision revision, EventId eventId, String eventJson, PublicKey owner,
                               Channel channel, Instant dueAt, Instant leaseUntil, int attempts,
-                              boolean channelDeleted) {
+                              boolean channelDeleted, EarlierSend earlierSend) {
             this(claim, revision, eventId, eventJson,
                     eventJson == null ? 0 : eventJson.getBytes(java.nio.charset.StandardCharsets.UTF_8).length,
-                    owner, channel, dueAt, leaseUntil, attempts, channelDeleted);
+                    owner, channel, dueAt, leaseUntil, attempts, channelDeleted, earlierSend);
         }
+    }
+
+    /** What earlier claims of a row left behind (migration V9; docs/delivery.md, "Unknown outcomes"). */
+    enum EarlierSend {
+        /** Nothing the relay may hold unrecorded: never sent, or every earlier send's outcome was recorded. */
+        NONE,
+        /**
+         * An earlier claim wrote the frame and its node stopped before the relay answered ({@link Finish.Unresolved}):
+         * ask the relay before sending.
+         */
+        OUTCOME_UNKNOWN
     }
 
     /** An outcome to record for a claim held in {@code sending}. */
@@ -184,13 +197,23 @@ public interface DeliveryStore {
         /** Back to {@code scheduled}, claimable at once: the event was never written to the relay. */
         record Release(Claim claim, Revision revision) implements Finish {
         }
+
+        /**
+         * Back to {@code scheduled}, claimable at once, marked {@link EarlierSend#OUTCOME_UNKNOWN}: the frame was
+         * written and its answer never came (a stop whose grace ran out), so the next claim asks the relay first.
+         */
+        record Unresolved(Claim claim, Revision revision) implements Finish {
+        }
     }
 
     /** What a {@link Finish} came to. */
     enum Written {
         /** Now {@code published}. */
         PUBLISHED,
-        /** Now {@code scheduled} with a retry time (or at once, for a {@link Finish.Release}). */
+        /**
+         * Now {@code scheduled} with a retry time (or at once, for a {@link Finish.Release} or
+         * {@link Finish.Unresolved}).
+         */
         RESCHEDULED,
         /** Now {@code failed} with the reason asked for. */
         FAILED,

@@ -47,6 +47,17 @@ public interface RelayPublisher {
     void lookUp(Publication publication, Consumer<PublishResult> answer);
 
     /**
+     * Publishes {@code publication} unless the relay already has its event: an earlier claim wrote it and its node
+     * stopped before the answer came ({@link DeliveryStore.EarlierSend#OUTCOME_UNKNOWN}; docs/delivery.md, "Unknown
+     * outcomes"). The relay is asked for the id first ({@code REQ} with {@code ids}, up to {@code EOSE}, after NIP-42
+     * AUTH when the relay wants it for reading); found is {@link PublishResult.Published}
+     * ({@link PublishResult.Acceptance#FOUND}); not found, the frame is written and answered as by
+     * {@link #publish(Publication, Consumer)}; a question the relay could not answer before the deadline is
+     * {@link PublishResult.Transient}. Queued like a publication; {@code answer} is called exactly once.
+     */
+    void resolveThenPublish(Publication publication, Consumer<PublishResult> answer);
+
+    /**
      * Takes back every queued publication whose frame has not been written yet, answering each
      * {@link PublishResult.NotSent} (graceful shutdown: their claims can be given back at once).
      *

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.application.port.out.DeliveryStore.Claim;
 import buzz.scheduled.application.port.out.DeliveryStore.ClaimedBatch;
 import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
+import buzz.scheduled.application.port.out.DeliveryStore.EarlierSend;
 import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.DeliveryStore.FinishResult;
 import buzz.scheduled.application.port.out.DeliveryStore.Written;
@@ -267,6 +268,47 @@ public abstract class DeliveryStoreContract<S extends OwnerMessageQueries & Mess
         assertThat(stored.attempts()).isEqualTo(1);
         ClaimedMessage again = single(delivery.claim(1, LEASE));
         assertThat(again.claim().id()).isEqualTo(claimed.claim().id());
+    }
+
+    @Test
+    void claim_ofARowNeverSentWithoutARecordedOutcome_saysNoEarlierSend() {
+        createdMessage(dueIn(Duration.ofSeconds(-60)));
+        ClaimedMessage claimed = single(delivery.claim(1, LEASE));
+        written(new Finish.Release(claimed.claim(), claimed.revision()));
+
+        ClaimedMessage again = single(delivery.claim(1, LEASE));
+
+        assertThat(claimed.earlierSend()).isEqualTo(EarlierSend.NONE);
+        assertThat(again.earlierSend()).as("a release gives back a frame never written").isEqualTo(EarlierSend.NONE);
+    }
+
+    @Test
+    void finish_unresolved_makesItClaimableAtOnce_andTheNextClaimSaysTheOutcomeIsUnknown() {
+        createdMessage(dueIn(Duration.ofSeconds(-60)));
+        ClaimedMessage claimed = single(delivery.claim(1, LEASE));
+
+        assertThat(written(new Finish.Unresolved(claimed.claim(), claimed.revision())))
+                .isEqualTo(Written.RESCHEDULED);
+
+        ScheduledMessage stored = store.find(claimed.claim().id()).orElseThrow();
+        assertThat(stored.state()).isEqualTo(ScheduleState.Scheduled.NOW);
+        assertThat(stored.attempts()).isEqualTo(1);
+        ClaimedMessage again = single(delivery.claim(1, LEASE));
+        assertThat(again.claim().id()).isEqualTo(claimed.claim().id());
+        assertThat(again.earlierSend()).isEqualTo(EarlierSend.OUTCOME_UNKNOWN);
+    }
+
+    @Test
+    void reap_ofARowInSending_leavesNoMark_theNextClaimSendsAgain() {
+        createdMessage(dueIn(Duration.ofSeconds(-60)));
+        single(delivery.claim(1, Duration.ofSeconds(10)));
+        letTimePass(Duration.ofSeconds(20));
+
+        delivery.reap(Duration.ofSeconds(5));
+        ClaimedMessage again = single(delivery.claim(1, LEASE));
+
+        assertThat(again.attempts()).isEqualTo(2);
+        assertThat(again.earlierSend()).isEqualTo(EarlierSend.NONE);
     }
 
     @Test
