@@ -17,10 +17,14 @@ import static org.jooq.impl.DSL.val;
 
 import buzz.scheduled.adapters.postgres.jooq.tables.ScheduledMessageTable;
 import buzz.scheduled.adapters.postgres.jooq.tables.records.ScheduledMessageRecord;
+import buzz.scheduled.application.port.in.CancelMatchingUseCase.CancelMatchingResult;
+import buzz.scheduled.application.port.in.CancelMatchingUseCase.Selection;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.in.SeriesSummaryUseCase.SeriesSummary;
 import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.MessageAdmission.LimitFacts;
 import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
@@ -34,13 +38,17 @@ import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.SeriesId;
 import buzz.scheduled.domain.schedule.StateName;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -125,15 +133,10 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
             // whole channel's counts in the due window.
             Record4<Boolean, Integer, Integer, Integer> facts = limitFacts(tx, owner, channel, windowStart, windowEnd)
                     .fetchSingle();
-            if (facts.value1()) {
-                return new CreateResult.ChannelDeleted();
-            }
-            if (facts.value2() >= limits.maxPendingPerOwner()) {
-                return new CreateResult.TooManyPending(limits.maxPendingPerOwner());
-            }
-            Optional<WindowScope> full = limits.fullWindow(facts.value3(), facts.value4());
-            if (full.isPresent()) {
-                return new CreateResult.ChannelWindowFull(limits.limit(full.get()), windowStart, full.get());
+            Optional<CreateResult> refused = limits.refusal(new LimitFacts(facts.value1(), facts.value2(),
+                    facts.value3(), facts.value4(), windowStart));
+            if (refused.isPresent()) {
+                return refused.get();
             }
             // The message, its first revision and its idempotency key: three prepared statements with bind
             // values. (A JDBC batch of the three would save two round trips, but jOOQ sends a batch of different
@@ -148,6 +151,219 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
                     .set(IDEMPOTENCY_KEY.CREATED_AT, message.createdAt())
                     .execute();
             return new CreateResult.Created(message);
+        });
+    }
+
+    /**
+     * The whole batch in one transaction and a handful of statements whatever its size: the owner's lock, the channels'
+     * locks (in one order for every transaction: by the lock key), then one read each for the stored keys, the
+     * tombstones, the owner's pending count and the window counts of every (channel, window) the batch touches. Each
+     * entry is then decided in order exactly as {@link #create} decides one — its key among the stored ones and the
+     * earlier entries', then {@link CreateLimits#refusal} over the counts read plus the entries already accepted —
+     * and the accepted ones are written with one multi-row insert per table.
+     */
+    @Override
+    public List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits) {
+        if (entries.isEmpty()) {
+            return List.of();
+        }
+        PublicKey ownerKey = entries.get(0).message().owner();
+        for (BatchEntry entry : entries) {
+            if (!entry.message().owner().equals(ownerKey)) {
+                throw new IllegalArgumentException("a batch belongs to one owner; " + entry.message().id() + " is "
+                        + entry.message().owner() + "'s, not " + ownerKey + "'s");
+            }
+        }
+        String owner = ownerKey.hex();
+        return dsl.transactionResult(configuration -> {
+            DSLContext tx = configuration.dsl();
+            tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(OWNER_LOCK), val(owner)))
+                    .fetch();
+            String[] channels = entries.stream().map(e -> e.message().channel().value()).distinct()
+                    .toArray(String[]::new);
+            // Sorted by the lock key, so two batches (or a batch and a single create) never wait for each other's
+            // channels in opposite orders.
+            tx.fetch("SELECT pg_advisory_xact_lock(?, k) FROM (SELECT DISTINCT hashtext(c) AS k"
+                    + " FROM unnest(?::varchar[]) AS c ORDER BY k) AS locks", CHANNEL_LOCK, channels);
+            BatchFacts facts = batchFacts(tx, owner, entries, channels, limits);
+            List<CreateResult> results = new ArrayList<>(entries.size());
+            Map<String, ScheduledMessage> acceptedKeys = new HashMap<>();
+            List<BatchEntry> accepted = new ArrayList<>();
+            long pending = facts.pending();
+            for (BatchEntry entry : entries) {
+                ScheduledMessage message = entry.message();
+                StoredKey stored = facts.keys().get(entry.key().key());
+                ScheduledMessage earlier = acceptedKeys.get(entry.key().key());
+                if (stored != null) {
+                    results.add(stored.eventId().equals(message.eventId())
+                            ? new CreateResult.Replayed(facts.replayed().get(stored.messageId()))
+                            : new CreateResult.IdempotencyConflict(new ScheduleId(stored.messageId()),
+                            stored.eventId()));
+                    continue;
+                }
+                if (earlier != null) {
+                    results.add(earlier.eventId().equals(message.eventId()) ? new CreateResult.Replayed(earlier)
+                            : new CreateResult.IdempotencyConflict(earlier.id(), earlier.eventId()));
+                    continue;
+                }
+                Instant windowStart = limits.windowStart(message.dueAt());
+                WindowKey window = new WindowKey(message.channel().value(), windowStart);
+                long[] counts = facts.windows().get(window);
+                Optional<CreateResult> refused = limits.refusal(new LimitFacts(
+                        facts.deleted().contains(window.channel()), pending, counts[0], counts[1], windowStart));
+                if (refused.isPresent()) {
+                    results.add(refused.get());
+                    continue;
+                }
+                pending++;
+                counts[0]++;
+                counts[1]++;
+                acceptedKeys.put(entry.key().key(), message);
+                accepted.add(entry);
+                results.add(new CreateResult.Created(message));
+            }
+            if (!accepted.isEmpty()) {
+                insertBatch(tx, accepted);
+            }
+            return results;
+        });
+    }
+
+    /** A channel and the start of one of its due windows. */
+    private record WindowKey(String channel, Instant windowStart) {
+    }
+
+    /** A stored idempotency key's message and the event id it was used for. */
+    private record StoredKey(UUID messageId, EventId eventId) {
+    }
+
+    /**
+     * What a batch's decisions read, under its locks.
+     *
+     * @param keys     the owner's stored idempotency keys among the batch's: message id and event id by key
+     * @param replayed the stored messages those keys name, by id
+     * @param deleted  the batch's channels that have a tombstone
+     * @param pending  the owner's pending count
+     * @param windows  per (channel, window) the batch touches: {owner's pending due in it, everyone's}, counted up
+     *                 as entries are accepted
+     */
+    private record BatchFacts(Map<String, StoredKey> keys, Map<UUID, ScheduledMessage> replayed,
+                              Set<String> deleted, long pending, Map<WindowKey, long[]> windows) {
+    }
+
+    private static BatchFacts batchFacts(DSLContext tx, String owner, List<BatchEntry> entries, String[] channels,
+                                         CreateLimits limits) {
+        Map<String, StoredKey> keys = new HashMap<>();
+        tx.select(IDEMPOTENCY_KEY.KEY, IDEMPOTENCY_KEY.MESSAGE_ID, IDEMPOTENCY_KEY.EVENT_ID)
+                .from(IDEMPOTENCY_KEY)
+                .where(IDEMPOTENCY_KEY.OWNER.eq(owner))
+                .and(IDEMPOTENCY_KEY.KEY.eq(any(entries.stream().map(e -> e.key().key()).toArray(String[]::new))))
+                .fetch()
+                .forEach(r -> keys.put(r.value1(), new StoredKey(r.value2(), new EventId(r.value3()))));
+        Map<UUID, ScheduledMessage> replayed = new HashMap<>();
+        if (!keys.isEmpty()) {
+            List<UUID> ids = keys.values().stream().map(StoredKey::messageId).distinct().toList();
+            tx.selectFrom(M).where(M.ID.in(ids)).fetch().forEach(r -> replayed.put(r.getId(), toMessage(r)));
+        }
+        Set<String> deleted = new HashSet<>(tx.select(CHANNEL_TOMBSTONE.CHANNEL).from(CHANNEL_TOMBSTONE)
+                .where(CHANNEL_TOMBSTONE.CHANNEL.eq(any(channels))).fetch(Record1::value1));
+        long pending = tx.select(DSL.count()).from(M).where(M.OWNER.eq(owner)).and(StateLiterals.pending(M))
+                .fetchSingle().value1();
+        List<WindowKey> windows = entries.stream()
+                .map(e -> new WindowKey(e.message().channel().value(), limits.windowStart(e.message().dueAt())))
+                .distinct().toList();
+        Map<WindowKey, long[]> counts = new HashMap<>();
+        // Each (channel, window) counted by the same index range scans as a single create's limitFacts.
+        tx.fetch("SELECT w.channel, w.start,"
+                        + " (SELECT count(*) FROM scheduled_message m WHERE m.channel = w.channel AND m.owner = ?"
+                        + " AND m.finished_at IS NULL AND m.due_at >= to_timestamp(w.start)"
+                        + " AND m.due_at < to_timestamp(w.start + ?)),"
+                        + " (SELECT count(*) FROM scheduled_message m WHERE m.channel = w.channel"
+                        + " AND m.finished_at IS NULL AND m.due_at >= to_timestamp(w.start)"
+                        + " AND m.due_at < to_timestamp(w.start + ?))"
+                        + " FROM unnest(?::varchar[], ?::bigint[]) AS w(channel, start)",
+                        owner, limits.channelWindow().toSeconds(), limits.channelWindow().toSeconds(),
+                        windows.stream().map(WindowKey::channel).toArray(String[]::new),
+                        windows.stream().map(w -> w.windowStart().getEpochSecond()).toArray(Long[]::new))
+                .forEach(r -> counts.put(new WindowKey(r.get(0, String.class),
+                                Instant.ofEpochSecond(r.get(1, Long.class))),
+                        new long[] {r.get(2, Long.class), r.get(3, Long.class)}));
+        return new BatchFacts(keys, replayed, deleted, pending, counts);
+    }
+
+    /** The accepted entries' messages, first revisions and keys: one multi-row insert per table. */
+    private static void insertBatch(DSLContext tx, List<BatchEntry> accepted) {
+        var messages = tx.insertInto(M).set(toRecord(accepted.get(0).message()));
+        var revisions = tx.insertInto(SCHEDULED_MESSAGE_REVISION, SCHEDULED_MESSAGE_REVISION.MESSAGE_ID,
+                SCHEDULED_MESSAGE_REVISION.REVISION, SCHEDULED_MESSAGE_REVISION.EVENT_ID,
+                SCHEDULED_MESSAGE_REVISION.EVENT_JSON, SCHEDULED_MESSAGE_REVISION.CREATED_AT);
+        var keys = tx.insertInto(IDEMPOTENCY_KEY, IDEMPOTENCY_KEY.OWNER, IDEMPOTENCY_KEY.KEY,
+                IDEMPOTENCY_KEY.MESSAGE_ID, IDEMPOTENCY_KEY.EVENT_ID, IDEMPOTENCY_KEY.CREATED_AT);
+        for (int i = 0; i < accepted.size(); i++) {
+            BatchEntry entry = accepted.get(i);
+            ScheduledMessage message = entry.message();
+            if (i > 0) {
+                messages = messages.newRecord().set(toRecord(message));
+            }
+            revisions = revisions.values(message.id().value(), message.revision().number(), message.eventId().hex(),
+                    EventText.write(message.event().orElseThrow()), message.updatedAt());
+            keys = keys.values(message.owner().hex(), entry.key().key(), message.id().value(),
+                    message.eventId().hex(), message.createdAt());
+        }
+        messages.execute();
+        revisions.execute();
+        keys.execute();
+    }
+
+    @Override
+    public Optional<SeriesSummary> seriesSummary(PublicKey owner, SeriesId series) {
+        Condition pending = StateLiterals.pending(M);
+        var row = dsl.select(DSL.count(),
+                        DSL.count().filterWhere(pending),
+                        DSL.count().filterWhere(M.STATE.eq(DSL.inline(StateName.PUBLISHED.wireName()))),
+                        DSL.count().filterWhere(M.STATE.eq(DSL.inline(StateName.CANCELLED.wireName()))),
+                        DSL.count().filterWhere(M.STATE.eq(DSL.inline(StateName.FAILED.wireName()))),
+                        min(M.DUE_AT).filterWhere(pending),
+                        DSL.max(M.DUE_AT).filterWhere(pending))
+                .from(M)
+                .where(M.OWNER.eq(owner.hex())).and(M.SERIES_ID.eq(series.value()))
+                .fetchSingle();
+        if (row.value1() == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new SeriesSummary(series, row.value1(), row.value2(), row.value3(), row.value4(),
+                row.value5(), Optional.ofNullable(row.value6()), Optional.ofNullable(row.value7())));
+    }
+
+    /**
+     * One UPDATE of the matching rows in the states the domain's table lets an owner cancel, writing what
+     * {@link ScheduledMessage#cancel} writes ({@link TerminalWrites}; checked state by state against it by the
+     * transition contract test), then the count of matching rows being sent — one transaction.
+     */
+    @Override
+    public CancelMatchingResult.Cancelled cancelMatching(PublicKey owner, Selection selection) {
+        Condition matching = M.OWNER.eq(owner.hex());
+        if (selection.channel().isPresent()) {
+            matching = matching.and(M.CHANNEL.eq(selection.channel().get().value()));
+        }
+        if (selection.series().isPresent()) {
+            matching = matching.and(M.SERIES_ID.eq(selection.series().get().value()));
+        }
+        if (selection.dueAfter().isPresent()) {
+            matching = matching.and(M.DUE_AT.ge(selection.dueAfter().get()));
+        }
+        if (selection.dueBefore().isPresent()) {
+            matching = matching.and(M.DUE_AT.lt(selection.dueBefore().get()));
+        }
+        Condition where = matching;
+        return dsl.transactionResult(configuration -> {
+            DSLContext tx = configuration.dsl();
+            List<UUID> cancelled = TerminalWrites.end(tx, where, StateLiterals.CANCELLABLE,
+                    StateLiterals.CANCELLED_INTO, Optional.empty());
+            int sending = tx.select(DSL.count()).from(M)
+                    .where(where.and(M.STATE.in(StateLiterals.DISPATCHING)))
+                    .fetchSingle().value1();
+            return new CancelMatchingResult.Cancelled(cancelled.size(), sending);
         });
     }
 
@@ -195,6 +411,9 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
         Condition where = M.OWNER.eq(query.owner().hex()).and(M.STATE.in(query.states()));
         if (query.channel().isPresent()) {
             where = where.and(M.CHANNEL.eq(query.channel().get().value()));
+        }
+        if (query.series().isPresent()) {
+            where = where.and(M.SERIES_ID.eq(query.series().get().value()));
         }
         if (query.after().isPresent()) {
             Cursor after = query.after().get();
@@ -335,6 +554,16 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
         return dsl.fetchExists(CHANNEL_TOMBSTONE, CHANNEL_TOMBSTONE.CHANNEL.eq(channel.value()));
     }
 
+    @Override
+    public Set<Channel> deletedChannels(Collection<Channel> channels) {
+        if (channels.isEmpty()) {
+            return Set.of();
+        }
+        return Set.copyOf(dsl.select(CHANNEL_TOMBSTONE.CHANNEL).from(CHANNEL_TOMBSTONE)
+                .where(CHANNEL_TOMBSTONE.CHANNEL.eq(any(channels.stream().map(Channel::value).toArray(String[]::new))))
+                .fetch(r -> new Channel(r.value1())));
+    }
+
     private static void insertRevision(DSLContext tx, ScheduledMessage message) {
         revisionInsert(tx, message).execute();
     }
@@ -369,6 +598,7 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
         r.setLeaseUntil(state.leaseUntil().orElse(null));
         r.setFinishedAt(state.finishedAt().orElse(null));
         r.setReason(state.reason().map(FailureReason::wireName).orElse(null));
+        r.setSeriesId(message.series().map(SeriesId::value).orElse(null));
         return r;
     }
 
@@ -393,7 +623,8 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
                 state,
                 r.getAttempts(),
                 r.getCreatedAt(),
-                r.getUpdatedAt());
+                r.getUpdatedAt(),
+                Optional.ofNullable(r.getSeriesId()).map(SeriesId::new));
     }
 
     private static void requirePositive(String name, Duration duration) {

@@ -1,9 +1,13 @@
 package buzz.scheduled.application.fakes;
 
+import buzz.scheduled.application.port.in.CancelMatchingUseCase.CancelMatchingResult;
+import buzz.scheduled.application.port.in.CancelMatchingUseCase.Selection;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.in.SeriesSummaryUseCase.SeriesSummary;
 import buzz.scheduled.application.port.out.MessageAdmission;
+import buzz.scheduled.application.port.out.MessageAdmission.LimitFacts;
 import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
@@ -12,10 +16,14 @@ import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.OwnerOutcome;
+import buzz.scheduled.domain.schedule.OwnerRefusal;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
+import buzz.scheduled.domain.schedule.ScheduleState.Published;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.SeriesId;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -67,23 +75,73 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
                     ? new CreateResult.Replayed(existing)
                     : new CreateResult.IdempotencyConflict(existingId, first.eventId());
         }
-        if (tombstones.contains(message.channel())) {
-            return new CreateResult.ChannelDeleted();
-        }
+        Instant windowStart = limits.windowStart(message.dueAt());
         long pending = rows.values().stream()
                 .filter(m -> m.owner().equals(message.owner()) && !m.state().terminal()).count();
-        if (pending >= limits.maxPendingPerOwner()) {
-            return new CreateResult.TooManyPending(limits.maxPendingPerOwner());
-        }
-        Instant windowStart = limits.windowStart(message.dueAt());
-        Optional<WindowScope> full = fullWindow(message, limits, windowStart);
-        if (full.isPresent()) {
-            return new CreateResult.ChannelWindowFull(limits.limit(full.get()), windowStart, full.get());
+        List<ScheduledMessage> inWindow = inWindow(message, limits, windowStart);
+        long owners = inWindow.stream().filter(m -> m.owner().equals(message.owner())).count();
+        Optional<CreateResult> refused = limits.refusal(new LimitFacts(tombstones.contains(message.channel()),
+                pending, owners, inWindow.size(), windowStart));
+        if (refused.isPresent()) {
+            return refused.get();
         }
         rows.put(message.id(), message);
         keys.put(key, message.id());
         history.computeIfAbsent(message.id(), id -> new ArrayList<>()).add(StoredRevision.of(message));
         return new CreateResult.Created(message);
+    }
+
+    /** Every entry in order under the store's lock, which makes the batch one transaction. */
+    @Override
+    public synchronized List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits) {
+        List<CreateResult> results = new ArrayList<>(entries.size());
+        for (BatchEntry entry : entries) {
+            results.add(create(entry.message(), entry.key(), limits));
+        }
+        return results;
+    }
+
+    @Override
+    public synchronized Optional<SeriesSummary> seriesSummary(PublicKey owner, SeriesId series) {
+        List<ScheduledMessage> members = rows.values().stream()
+                .filter(m -> m.owner().equals(owner) && m.series().equals(Optional.of(series))).toList();
+        if (members.isEmpty()) {
+            return Optional.empty();
+        }
+        List<Instant> due = members.stream().filter(m -> !m.state().terminal()).map(ScheduledMessage::dueAt)
+                .sorted().toList();
+        return Optional.of(new SeriesSummary(series, members.size(), due.size(), count(members, Published.class),
+                count(members, ScheduleState.Cancelled.class), count(members, ScheduleState.Failed.class),
+                due.stream().findFirst(), due.isEmpty() ? Optional.empty() : Optional.of(due.get(due.size() - 1))));
+    }
+
+    private static int count(List<ScheduledMessage> messages, Class<? extends ScheduleState> state) {
+        return (int) messages.stream().filter(m -> state.isInstance(m.state())).count();
+    }
+
+    /** Each matching row through the domain's own cancel, written like {@link #replace}. */
+    @Override
+    public synchronized CancelMatchingResult.Cancelled cancelMatching(PublicKey owner, Selection selection) {
+        int cancelled = 0;
+        int sending = 0;
+        for (ScheduledMessage message : List.copyOf(rows.values())) {
+            if (!message.owner().equals(owner)
+                    || !selection.matches(message.channel(), message.series(), message.dueAt())) {
+                continue;
+            }
+            switch (message.cancel(clock.now())) {
+                case OwnerOutcome.Changed changed -> {
+                    replace(message, changed.message());
+                    cancelled++;
+                }
+                case OwnerOutcome.Refused refused -> sending += refused.refusal() == OwnerRefusal.DISPATCHING ? 1 : 0;
+                case OwnerOutcome.Unchanged unchanged -> {
+                }
+                case OwnerOutcome.RevisionConflict conflict -> throw new IllegalStateException(
+                        "a cancel has no revision to conflict with");
+            }
+        }
+        return new CancelMatchingResult.Cancelled(cancelled, sending);
     }
 
     @Override
@@ -97,6 +155,7 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
                 .filter(m -> m.owner().equals(query.owner()))
                 .filter(m -> query.states().contains(m.state().wireName()))
                 .filter(m -> query.channel().map(c -> c.equals(m.channel())).orElse(true))
+                .filter(m -> query.series().map(series -> m.series().equals(Optional.of(series))).orElse(true))
                 .filter(m -> query.after().map(c -> after(m, c)).orElse(true))
                 .sorted(BY_DUE)
                 .limit(query.limit() + 1L)
@@ -138,6 +197,11 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
         if (!next.revision().equals(expected.revision())) {
             history.get(next.id()).add(StoredRevision.of(next));
         }
+        if (next.event().isEmpty()) {
+            // Purged (cancel, terminal failure): as in PostgreSQL, no revision keeps its event either.
+            history.computeIfPresent(next.id(), (id, revisions) -> new ArrayList<>(revisions.stream()
+                    .map(r -> new StoredRevision(r.revision(), r.eventId(), Optional.empty())).toList()));
+        }
         return true;
     }
 
@@ -166,13 +230,18 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
 
     /** Which window limit {@code message} (not counting itself) would pass, if any: the owner's, then the channel's. */
     private Optional<WindowScope> fullWindow(ScheduledMessage message, CreateLimits limits, Instant windowStart) {
+        List<ScheduledMessage> inWindow = inWindow(message, limits, windowStart);
+        long owners = inWindow.stream().filter(m -> m.owner().equals(message.owner())).count();
+        return limits.fullWindow(owners, inWindow.size());
+    }
+
+    /** The pending rows other than {@code message} due in its channel's window starting at {@code windowStart}. */
+    private List<ScheduledMessage> inWindow(ScheduledMessage message, CreateLimits limits, Instant windowStart) {
         Instant windowEnd = windowStart.plus(limits.channelWindow());
-        List<ScheduledMessage> inWindow = rows.values().stream()
+        return rows.values().stream()
                 .filter(m -> !m.id().equals(message.id()) && m.channel().equals(message.channel())
                         && !m.state().terminal() && !m.dueAt().isBefore(windowStart) && m.dueAt().isBefore(windowEnd))
                 .toList();
-        long owners = inWindow.stream().filter(m -> m.owner().equals(message.owner())).count();
-        return limits.fullWindow(owners, inWindow.size());
     }
 
     /** One entry of the revision history: its number, event id and, unless dropped, its signed event. */

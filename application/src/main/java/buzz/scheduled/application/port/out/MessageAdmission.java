@@ -8,7 +8,11 @@ import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The storage admission needs (schedule; the re-admission of an edit or a send-now with a new event): store a newly
@@ -25,8 +29,63 @@ public interface MessageAdmission {
      */
     CreateResult create(ScheduledMessage message, IdempotencyKey key, CreateLimits limits);
 
+    /**
+     * Stores the admitted messages of one owner's batch in one transaction, each checked exactly as {@link #create}
+     * checks one, in order, as if they were created one after the other: an entry's idempotency key is looked up
+     * among the stored keys and those of the earlier entries, and its limits ({@link CreateLimits#refusal}) count the
+     * earlier entries stored. An entry refused stores nothing; the others are stored together or, if the store
+     * fails, none is.
+     *
+     * @param entries one owner's messages with their keys, at most {@code ScheduleBatchUseCase.MAX_EVENTS}
+     * @return one result per entry, in the same order
+     */
+    List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits);
+
     /** Whether the channel has a deletion tombstone. */
     boolean channelDeleted(Channel channel);
+
+    /** Which of {@code channels} have a deletion tombstone (one look-up for a batch; by default one per channel). */
+    default Set<Channel> deletedChannels(Collection<Channel> channels) {
+        Set<Channel> deleted = new HashSet<>();
+        for (Channel channel : channels) {
+            if (channelDeleted(channel)) {
+                deleted.add(channel);
+            }
+        }
+        return deleted;
+    }
+
+    /** One message of a batch and the key it is stored under. */
+    record BatchEntry(ScheduledMessage message, IdempotencyKey key) {
+        public BatchEntry {
+            if (message == null || key == null) {
+                throw new IllegalArgumentException("a batch entry needs a message and a key");
+            }
+            if (!key.owner().equals(message.owner())) {
+                throw new IllegalArgumentException("idempotency key of " + key.owner() + " for a message of "
+                        + message.owner());
+            }
+        }
+    }
+
+    /**
+     * What a store counted for a create under its locks.
+     *
+     * @param channelDeleted  whether the channel has a tombstone
+     * @param pending         the owner's messages not yet ended
+     * @param ownerInWindow   the owner's pending messages due in the channel's window of the new message
+     * @param channelInWindow every owner's pending messages due in that window
+     * @param windowStart     the start of that window
+     */
+    record LimitFacts(boolean channelDeleted, long pending, long ownerInWindow, long channelInWindow,
+                      Instant windowStart) {
+        public LimitFacts {
+            if (pending < 0 || ownerInWindow < 0 || channelInWindow < ownerInWindow || windowStart == null) {
+                throw new IllegalArgumentException("limit facts must be counts (owner's within channel's) and a"
+                        + " window start");
+            }
+        }
+    }
 
     /** Scopes an idempotency key to its owner. */
     record IdempotencyKey(PublicKey owner, String key) {
@@ -99,6 +158,23 @@ public interface MessageAdmission {
         /** The limit that applies to {@code scope}. */
         public int limit(WindowScope scope) {
             return scope == WindowScope.OWNER ? maxPerOwnerInChannelWindow : maxPerChannelWindow;
+        }
+
+        /**
+         * The refusal a create meets given {@code facts}, in the order every store checks them: the channel's
+         * tombstone, the owner's pending count, then the due window (the owner's count, then the channel's). Empty
+         * when there is room for one more. The one place these limits are decided, for a single create and for each
+         * entry of a batch alike.
+         */
+        public Optional<CreateResult> refusal(LimitFacts facts) {
+            if (facts.channelDeleted()) {
+                return Optional.of(new CreateResult.ChannelDeleted());
+            }
+            if (facts.pending() >= maxPendingPerOwner) {
+                return Optional.of(new CreateResult.TooManyPending(maxPendingPerOwner));
+            }
+            return fullWindow(facts.ownerInWindow(), facts.channelInWindow())
+                    .map(scope -> new CreateResult.ChannelWindowFull(limit(scope), facts.windowStart(), scope));
         }
     }
 
