@@ -30,7 +30,7 @@ final class OwnerClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Bip340Signer signer = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
+    private final Bip340Signer signer;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final AtomicLong nonce = new AtomicLong();
     private final int port;
@@ -45,8 +45,18 @@ final class OwnerClient {
      * checks them against its own host's clock, which a test may have moved (libfaketime).
      */
     OwnerClient(int port, Duration signingClockOffset) {
+        this(port, signingClockOffset, SecretKey.generate(new SecureRandom()));
+    }
+
+    /** A client signing with {@code key} (one a test also hands to the client commands). */
+    OwnerClient(int port, SecretKey key) {
+        this(port, Duration.ZERO, key);
+    }
+
+    private OwnerClient(int port, Duration signingClockOffset, SecretKey key) {
         this.port = port;
         this.signingClockOffset = signingClockOffset;
+        this.signer = new Bip340Signer(key, new SecureRandom());
     }
 
     /** A kind-9 channel message for {@code channel}, due {@code dueIn} from now. */
@@ -63,6 +73,13 @@ final class OwnerClient {
     Reply schedule(NostrEvent event) throws IOException, InterruptedException {
         String body = JSON.writeValueAsString(java.util.Map.of("event", NostrEventJson.toJson(event)));
         return send("POST", "/v1/scheduled-messages", body);
+    }
+
+    /** {@code POST /v1/scheduled-messages/batch} with {@code events}, as one series when {@code series}. */
+    Reply scheduleBatch(List<NostrEvent> events, boolean series) throws IOException, InterruptedException {
+        String body = JSON.writeValueAsString(java.util.Map.of("events",
+                events.stream().map(NostrEventJson::toJson).toList(), "series", series));
+        return send("POST", "/v1/scheduled-messages/batch", body);
     }
 
     /** {@code POST /v1/scheduled-messages/{id}/send-now} with a newly signed {@code event}. */
