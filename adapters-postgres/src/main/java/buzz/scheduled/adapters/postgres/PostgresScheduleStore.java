@@ -160,7 +160,7 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
      * tombstones, the owner's pending count and the window counts of every (channel, window) the batch touches. Each
      * entry is then decided in order exactly as {@link #create} decides one — its key among the stored ones and the
      * earlier entries', then {@link CreateLimits#refusal} over the counts read plus the entries already accepted —
-     * and the accepted ones are written with one multi-row insert per table.
+     * and the accepted ones are written with one insert per table ({@link #insertBatch}).
      */
     @Override
     public List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits) {
@@ -291,28 +291,113 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
         return new BatchFacts(keys, replayed, deleted, pending, counts);
     }
 
-    /** The accepted entries' messages, first revisions and keys: one multi-row insert per table. */
+    /** A batch's messages: one row per element of the arrays bound, the same statement text for any batch size. */
+    private static final String INSERT_MESSAGES = "INSERT INTO scheduled_message (id, owner, channel, revision, state,"
+            + " event_id, event_json, due_at, attempts, created_at, updated_at, series_id)"
+            + " SELECT m.id, m.owner, m.channel, m.revision, m.state, m.event_id, m.event_json,"
+            + " timestamptz 'epoch' + m.due * interval '1 microsecond', m.attempts,"
+            + " timestamptz 'epoch' + m.created * interval '1 microsecond',"
+            + " timestamptz 'epoch' + m.updated * interval '1 microsecond', m.series_id"
+            + " FROM unnest(?::uuid[], ?::varchar[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[], ?::text[],"
+            + " ?::bigint[], ?::int[], ?::bigint[], ?::bigint[], ?::uuid[])"
+            + " AS m(id, owner, channel, revision, state, event_id, event_json, due, attempts, created, updated,"
+            + " series_id)";
+    /** A batch's first revisions. */
+    private static final String INSERT_REVISIONS = "INSERT INTO scheduled_message_revision (message_id, revision,"
+            + " event_id, event_json, created_at)"
+            + " SELECT r.message_id, r.revision, r.event_id, r.event_json,"
+            + " timestamptz 'epoch' + r.created * interval '1 microsecond'"
+            + " FROM unnest(?::uuid[], ?::int[], ?::varchar[], ?::text[], ?::bigint[])"
+            + " AS r(message_id, revision, event_id, event_json, created)";
+    /** A batch's idempotency keys. */
+    private static final String INSERT_KEYS = "INSERT INTO idempotency_key (owner, key, message_id, event_id,"
+            + " created_at)"
+            + " SELECT k.owner, k.key, k.message_id, k.event_id, timestamptz 'epoch' + k.created * interval"
+            + " '1 microsecond'"
+            + " FROM unnest(?::varchar[], ?::varchar[], ?::uuid[], ?::varchar[], ?::bigint[])"
+            + " AS k(owner, key, message_id, event_id, created)";
+
+    /**
+     * The accepted entries' messages, first revisions and keys: one statement per table whose text does not depend on
+     * the batch's size (rows bound as arrays and unnested), so pgjdbc prepares it once on the server and neither
+     * jOOQ nor PostgreSQL renders or plans a hundred-row VALUES list per batch. Written as {@link #create} writes one
+     * message (the columns a new {@code scheduled} message has; the rest keep their defaults, NULL).
+     */
     private static void insertBatch(DSLContext tx, List<BatchEntry> accepted) {
-        var messages = tx.insertInto(M).set(toRecord(accepted.get(0).message()));
-        var revisions = tx.insertInto(SCHEDULED_MESSAGE_REVISION, SCHEDULED_MESSAGE_REVISION.MESSAGE_ID,
-                SCHEDULED_MESSAGE_REVISION.REVISION, SCHEDULED_MESSAGE_REVISION.EVENT_ID,
-                SCHEDULED_MESSAGE_REVISION.EVENT_JSON, SCHEDULED_MESSAGE_REVISION.CREATED_AT);
-        var keys = tx.insertInto(IDEMPOTENCY_KEY, IDEMPOTENCY_KEY.OWNER, IDEMPOTENCY_KEY.KEY,
-                IDEMPOTENCY_KEY.MESSAGE_ID, IDEMPOTENCY_KEY.EVENT_ID, IDEMPOTENCY_KEY.CREATED_AT);
-        for (int i = 0; i < accepted.size(); i++) {
-            BatchEntry entry = accepted.get(i);
-            ScheduledMessage message = entry.message();
-            if (i > 0) {
-                messages = messages.newRecord().set(toRecord(message));
+        int n = accepted.size();
+        UUID[] ids = new UUID[n];
+        String[] owners = new String[n];
+        String[] channels = new String[n];
+        Integer[] revisions = new Integer[n];
+        String[] states = new String[n];
+        String[] eventIds = new String[n];
+        String[] events = new String[n];
+        Long[] due = new Long[n];
+        Integer[] attempts = new Integer[n];
+        Long[] created = new Long[n];
+        Long[] updated = new Long[n];
+        UUID[] series = new UUID[n];
+        String[] keys = new String[n];
+        for (int i = 0; i < n; i++) {
+            ScheduledMessage message = accepted.get(i).message();
+            ScheduleState.Fields fields = message.state().fields();
+            if (!(message.state() instanceof ScheduleState.Scheduled) || fields.retryAt().isPresent()
+                    || !message.revision().equals(Revision.FIRST)) {
+                throw new IllegalArgumentException("a batch stores newly admitted messages (scheduled, revision 1),"
+                        + " not " + message.id() + " in " + message.state().wireName() + " at " + message.revision());
             }
-            revisions = revisions.values(message.id().value(), message.revision().number(), message.eventId().hex(),
-                    EventText.write(message.event().orElseThrow()), message.updatedAt());
-            keys = keys.values(message.owner().hex(), entry.key().key(), message.id().value(),
-                    message.eventId().hex(), message.createdAt());
+            ids[i] = message.id().value();
+            owners[i] = message.owner().hex();
+            channels[i] = message.channel().value();
+            revisions[i] = message.revision().number();
+            states[i] = message.state().wireName();
+            eventIds[i] = message.eventId().hex();
+            events[i] = EventText.write(message.event().orElseThrow());
+            due[i] = micros(message.dueAt());
+            attempts[i] = message.attempts();
+            created[i] = micros(message.createdAt());
+            updated[i] = micros(message.updatedAt());
+            series[i] = message.series().map(SeriesId::value).orElse(null);
+            keys[i] = accepted.get(i).key().key();
         }
-        messages.execute();
-        revisions.execute();
-        keys.execute();
+        tx.connection(connection -> {
+            insert(connection, INSERT_MESSAGES, n, array(connection, "uuid", ids), array(connection, "varchar", owners),
+                    array(connection, "varchar", channels), array(connection, "int4", revisions),
+                    array(connection, "varchar", states), array(connection, "varchar", eventIds),
+                    array(connection, "text", events), array(connection, "int8", due),
+                    array(connection, "int4", attempts), array(connection, "int8", created),
+                    array(connection, "int8", updated), array(connection, "uuid", series));
+            insert(connection, INSERT_REVISIONS, n, array(connection, "uuid", ids), array(connection, "int4", revisions),
+                    array(connection, "varchar", eventIds), array(connection, "text", events),
+                    array(connection, "int8", updated));
+            insert(connection, INSERT_KEYS, n, array(connection, "varchar", owners), array(connection, "varchar", keys),
+                    array(connection, "uuid", ids), array(connection, "varchar", eventIds),
+                    array(connection, "int8", created));
+        });
+    }
+
+    private static java.sql.Array array(java.sql.Connection connection, String type, Object[] values)
+            throws java.sql.SQLException {
+        return connection.createArrayOf(type, values);
+    }
+
+    /** Runs one of the batch inserts and checks it wrote a row per element. */
+    private static void insert(java.sql.Connection connection, String sql, int rows, java.sql.Array... arrays)
+            throws java.sql.SQLException {
+        try (java.sql.PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < arrays.length; i++) {
+                statement.setArray(i + 1, arrays[i]);
+            }
+            int written = statement.executeUpdate();
+            if (written != rows) {
+                throw new IllegalStateException("a batch insert wrote " + written + " rows, not " + rows);
+            }
+        }
+    }
+
+    /** {@code instant} in whole microseconds since the epoch (PostgreSQL's resolution; finer parts dropped). */
+    private static long micros(Instant instant) {
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000);
     }
 
     @Override
