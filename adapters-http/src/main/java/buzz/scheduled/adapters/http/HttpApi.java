@@ -96,7 +96,7 @@ public final class HttpApi {
         this.authentication = new RequestAuthentication(settings, authentication, operatorAccess, bodyCap);
         this.probes = new ProbeAnswers(readiness, deadline, settings);
         this.documents = new PublicDocuments(settings);
-        this.routes = new Routes(settings, new OwnerRoutes(useCases, settings),
+        this.routes = new Routes(settings, new OwnerRoutes(useCases, settings, metrics::refusal),
                 operatorAccess.useCases().map(OperatorRoutes::new), documents, probes, metrics,
                 new OperatorPage(settings.publicBaseUrl().toString()));
         this.server = new ApiServer(settings, routes, this.authentication, deadline,

@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -64,10 +65,20 @@ final class OwnerRoutes {
 
     private final OwnerUseCases useCases;
     private final HttpSettings settings;
+    private final Consumer<String> itemRefusals;
 
     OwnerRoutes(OwnerUseCases useCases, HttpSettings settings) {
+        this(useCases, settings, code -> { });
+    }
+
+    /**
+     * @param itemRefusals told the code of each refused item of a batch (the batch itself answers 200), so that
+     *                     refusals are counted alike whether they came alone or in a batch
+     */
+    OwnerRoutes(OwnerUseCases useCases, HttpSettings settings, Consumer<String> itemRefusals) {
         this.useCases = useCases;
         this.settings = settings;
+        this.itemRefusals = itemRefusals;
     }
 
     /**
@@ -258,6 +269,7 @@ final class OwnerRoutes {
             case Answer.Problem problem -> {
                 item.put("error", problem.code());
                 item.put("message", problem.message());
+                itemRefusals.accept(problem.code());
             }
             case Answer.Text text -> throw new IllegalStateException("a create never answers text");
             case Answer.Empty empty -> throw new IllegalStateException("a create never answers nothing");

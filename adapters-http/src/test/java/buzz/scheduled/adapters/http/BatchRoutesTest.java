@@ -93,6 +93,10 @@ class BatchRoutesTest {
         assertThat(api.store.size()).as("the stored one and the four valid new ones").isEqualTo(5);
         assertThat(api.store.rows()).extracting(m -> m.eventId().hex()).containsExactlyInAnyOrder(stored.id().hex(),
                 first.id().hex(), second.id().hex(), fillers.get(0).id().hex(), fillers.get(1).id().hex());
+        assertThat(api.registry.scrape()).as("refused items are counted like refused creates")
+                .contains("buzz_http_refusals_total{code=\"invalid_event\"} 2")
+                .contains("buzz_http_refusals_total{code=\"time_in_past\"} 1")
+                .contains("buzz_http_refusals_total{code=\"too_many_pending\"} 1");
     }
 
     @Test
