@@ -2,17 +2,13 @@ package buzz.scheduled.adapters.postgres;
 
 import static buzz.scheduled.adapters.postgres.jooq.Sequences.FENCING_TOKEN_SEQ;
 import static buzz.scheduled.adapters.postgres.jooq.Tables.CHANNEL_TOMBSTONE;
-import static buzz.scheduled.adapters.postgres.jooq.Tables.IDEMPOTENCY_KEY;
 import static buzz.scheduled.adapters.postgres.jooq.Tables.SCHEDULED_MESSAGE;
 import static buzz.scheduled.adapters.postgres.jooq.Tables.SCHEDULED_MESSAGE_REVISION;
 import static org.jooq.impl.DSL.any;
-import static org.jooq.impl.DSL.array;
 import static org.jooq.impl.DSL.greatest;
-import static org.jooq.impl.DSL.least;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.row;
 import static org.jooq.impl.DSL.select;
-import static org.jooq.impl.DSL.selectOne;
 import static org.jooq.impl.DSL.val;
 
 import buzz.scheduled.adapters.postgres.jooq.tables.ScheduledMessageTable;
@@ -24,7 +20,6 @@ import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
 import buzz.scheduled.application.port.in.SeriesSummaryUseCase.SeriesSummary;
 import buzz.scheduled.application.port.out.MessageAdmission;
-import buzz.scheduled.application.port.out.MessageAdmission.LimitFacts;
 import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
@@ -41,17 +36,23 @@ import buzz.scheduled.domain.schedule.ScheduledMessage;
 import buzz.scheduled.domain.schedule.SeriesId;
 import buzz.scheduled.domain.schedule.StateName;
 import java.time.Duration;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -60,11 +61,9 @@ import org.jooq.Query;
 import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Record3;
-import org.jooq.Record4;
 import org.jooq.Row2;
 import org.jooq.SQLDialect;
 import org.jooq.Select;
-import org.jooq.UpdateResultStep;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 
@@ -86,10 +85,44 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
     private static final Comparator<ScheduledMessage> BY_DUE = Comparator.comparing(ScheduledMessage::dueAt)
             .thenComparing(m -> m.id().value().toString());
 
+    /**
+     * A create in one statement and one round trip, on an autocommit connection (migration V10 says what it
+     * checks, in the order of docs/openapi.yaml).
+     */
+    private static final String ADMIT = "SELECT outcome, existing_id, existing_event_id FROM admit_scheduled_message("
+            + "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+    /**
+     * A batch's items through the same function, one call per item in the batch's order (the nested loop calls the
+     * lateral function once per row of the unnested arrays, in their order, and each call sees what the earlier ones
+     * wrote), in one statement whose text does not depend on the batch's size.
+     */
+    private static final String ADMIT_BATCH = "SELECT a.outcome, a.existing_id, a.existing_event_id"
+            + " FROM unnest(?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[], ?::text[], ?::bigint[],"
+            + " ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[]) WITH ORDINALITY"
+            + " AS b(id, channel, revision, state, event_id, event_json, due, created, key, window_start, window_end,"
+            + " series_id, position)"
+            + " CROSS JOIN LATERAL admit_scheduled_message(?, ?, b.id, ?, b.channel, b.revision, b.state, b.event_id,"
+            + " b.event_json, timestamptz 'epoch' + b.due * interval '1 microsecond',"
+            + " timestamptz 'epoch' + b.created * interval '1 microsecond', b.key,"
+            + " timestamptz 'epoch' + b.window_start * interval '1 microsecond',"
+            + " timestamptz 'epoch' + b.window_end * interval '1 microsecond', ?, ?, ?, b.series_id) AS a"
+            + " ORDER BY b.position";
+
+    /** The owner's lock: taken before any channel's, as every create takes them. */
+    private static final String LOCK_OWNER = "SELECT pg_advisory_xact_lock(?, hashtext(?))";
+    /** A batch's channels' locks, in the order of their lock keys. */
+    private static final String LOCK_CHANNELS = "SELECT count(pg_advisory_xact_lock(?, k)) FROM (SELECT DISTINCT"
+            + " hashtext(c) AS k FROM unnest(?::varchar[]) AS c ORDER BY k) AS keys";
+
+    private static final String CHANNEL_DELETED = "SELECT 1 FROM channel_tombstone WHERE channel = ?";
+
+    private final DataSource dataSource;
     private final DSLContext dsl;
 
     /** A store over {@code dataSource} (a pool; each call borrows a connection and returns it). */
     public PostgresScheduleStore(DataSource dataSource) {
+        this.dataSource = dataSource;
         this.dsl = DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
     }
 
@@ -102,297 +135,201 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
     }
 
     @Override
-    public CreateResult create(ScheduledMessage message, IdempotencyKey key,
-                               CreateLimits limits) {
-        return dsl.transactionResult(configuration -> {
-            DSLContext tx = configuration.dsl();
-            String owner = message.owner().hex();
-            // One create at a time per owner (idempotency key and pending count) and per channel (window count):
-            // concurrent creates queue here instead of both passing a limit. Owner before channel, always.
-            tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(OWNER_LOCK), val(owner)))
-                    .fetch();
-            Record2<UUID, String> existingKey = tx.select(IDEMPOTENCY_KEY.MESSAGE_ID, IDEMPOTENCY_KEY.EVENT_ID)
-                    .from(IDEMPOTENCY_KEY)
-                    .where(IDEMPOTENCY_KEY.OWNER.eq(owner).and(IDEMPOTENCY_KEY.KEY.eq(key.key())))
-                    .fetchOne();
-            if (existingKey != null) {
-                ScheduleId existingId = new ScheduleId(existingKey.value1());
-                EventId fingerprint = new EventId(existingKey.value2());
-                if (!fingerprint.equals(message.eventId())) {
-                    return new CreateResult.IdempotencyConflict(existingId, fingerprint);
-                }
-                return new CreateResult.Replayed(find(tx, existingId).orElseThrow(() -> new IllegalStateException(
-                        "idempotency key of " + owner + " names missing message " + existingId)));
+    public CreateResult create(ScheduledMessage message, IdempotencyKey key, CreateLimits limits) {
+        if (!(message.state() instanceof ScheduleState.Scheduled) || message.attempts() != 0
+                || message.state().fields().retryAt().isPresent()) {
+            throw new IllegalArgumentException("a create stores a new scheduled message, got " + message.state());
+        }
+        Instant windowStart = limits.windowStart(message.dueAt());
+        String eventJson = EventText.write(message.event().orElseThrow(() -> new IllegalArgumentException(
+                "message " + message.id() + " has no event to store")));
+        String outcome;
+        UUID existingId;
+        String existingEventId;
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement admit = connection.prepareStatement(ADMIT)) {
+            int i = 0;
+            admit.setInt(++i, OWNER_LOCK);
+            admit.setInt(++i, CHANNEL_LOCK);
+            admit.setObject(++i, message.id().value());
+            admit.setString(++i, message.owner().hex());
+            admit.setString(++i, message.channel().value());
+            admit.setInt(++i, message.revision().number());
+            admit.setString(++i, message.state().wireName());
+            admit.setString(++i, message.eventId().hex());
+            admit.setString(++i, eventJson);
+            admit.setObject(++i, utc(message.dueAt()));
+            admit.setObject(++i, utc(message.createdAt()));
+            admit.setString(++i, key.key());
+            admit.setObject(++i, utc(windowStart));
+            admit.setObject(++i, utc(windowStart.plus(limits.channelWindow())));
+            admit.setInt(++i, limits.maxPendingPerOwner());
+            admit.setInt(++i, limits.limit(WindowScope.OWNER));
+            admit.setInt(++i, limits.limit(WindowScope.CHANNEL));
+            admit.setObject(++i, message.series().map(SeriesId::value).orElse(null));
+            try (ResultSet row = admit.executeQuery()) {
+                row.next();
+                outcome = row.getString(1);
+                existingId = row.getObject(2, UUID.class);
+                existingEventId = row.getString(3);
             }
-            String channel = message.channel().value();
-            tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(CHANNEL_LOCK), val(channel)))
-                    .fetch();
-            Instant windowStart = limits.windowStart(message.dueAt());
-            Instant windowEnd = windowStart.plus(limits.channelWindow());
-            // The limit reads in one round trip: tombstone, the owner's pending count, the owner's and the
-            // whole channel's counts in the due window.
-            Record4<Boolean, Integer, Integer, Integer> facts = limitFacts(tx, owner, channel, windowStart, windowEnd)
-                    .fetchSingle();
-            Optional<CreateResult> refused = limits.refusal(new LimitFacts(facts.value1(), facts.value2(),
-                    facts.value3(), facts.value4(), windowStart));
-            if (refused.isPresent()) {
-                return refused.get();
-            }
-            // The message, its first revision and its idempotency key: three prepared statements with bind
-            // values. (A JDBC batch of the three would save two round trips, but jOOQ sends a batch of different
-            // statements with their values inlined, which PostgreSQL then parses and plans afresh each time.)
-            tx.insertInto(M).set(toRecord(message)).execute();
-            revisionInsert(tx, message).execute();
-            tx.insertInto(IDEMPOTENCY_KEY)
-                    .set(IDEMPOTENCY_KEY.OWNER, owner)
-                    .set(IDEMPOTENCY_KEY.KEY, key.key())
-                    .set(IDEMPOTENCY_KEY.MESSAGE_ID, message.id().value())
-                    .set(IDEMPOTENCY_KEY.EVENT_ID, message.eventId().hex())
-                    .set(IDEMPOTENCY_KEY.CREATED_AT, message.createdAt())
-                    .execute();
-            return new CreateResult.Created(message);
-        });
+        } catch (SQLException e) {
+            throw new IllegalStateException("admitting message " + message.id() + " failed: " + e.getMessage(), e);
+        }
+        // After the connection went back: a replay reads the stored message on a connection of its own.
+        return result(new Admitted(outcome, existingId, existingEventId), message, limits, this::find);
+    }
+
+    /** What {@code admit_scheduled_message} answered for one message. */
+    private record Admitted(String outcome, UUID existingId, String existingEventId) {
     }
 
     /**
-     * The whole batch in one transaction and a handful of statements whatever its size: the owner's lock, the channels'
-     * locks (in one order for every transaction: by the lock key), then one read each for the stored keys, the
-     * tombstones, the owner's pending count and the window counts of every (channel, window) the batch touches. Each
-     * entry is then decided in order exactly as {@link #create} decides one — its key among the stored ones and the
-     * earlier entries', then {@link CreateLimits#refusal} over the counts read plus the entries already accepted —
-     * and the accepted ones are written with one insert per table ({@link #insertBatch}).
+     * The create's result for what the function answered.
+     *
+     * @param stored reads the stored message a replay names
+     */
+    private static CreateResult result(Admitted admitted, ScheduledMessage message, CreateLimits limits,
+                                       Function<ScheduleId, Optional<ScheduledMessage>> stored) {
+        Instant windowStart = limits.windowStart(message.dueAt());
+        return switch (admitted.outcome()) {
+            case "created" -> new CreateResult.Created(message);
+            case "replayed" -> new CreateResult.Replayed(stored.apply(new ScheduleId(admitted.existingId()))
+                    .orElseThrow(() -> new IllegalStateException("idempotency key of " + message.owner()
+                            + " names missing message " + admitted.existingId())));
+            case "idempotency_conflict" -> new CreateResult.IdempotencyConflict(new ScheduleId(admitted.existingId()),
+                    new EventId(admitted.existingEventId()));
+            case "channel_deleted" -> new CreateResult.ChannelDeleted();
+            case "too_many_pending" -> new CreateResult.TooManyPending(limits.maxPendingPerOwner());
+            case "owner_window_full" -> new CreateResult.ChannelWindowFull(limits.limit(WindowScope.OWNER),
+                    windowStart, WindowScope.OWNER);
+            case "channel_window_full" -> new CreateResult.ChannelWindowFull(limits.limit(WindowScope.CHANNEL),
+                    windowStart, WindowScope.CHANNEL);
+            default -> throw new IllegalStateException("admit_scheduled_message answered " + admitted.outcome());
+        };
+    }
+
+    private static OffsetDateTime utc(Instant instant) {
+        return instant.atOffset(ZoneOffset.UTC);
+    }
+
+    /**
+     * The whole batch in one transaction and three statements whatever its size: the owner's lock, then the batch's
+     * channels' locks, taken up front in one order for every transaction (owner first, channels by lock key), so two
+     * batches, or a batch and a create, an edit or a channel deletion, never wait on each other in a cycle (the
+     * function takes the same locks again per entry, which a transaction holding them passes at once); then every
+     * entry through
+     * {@code admit_scheduled_message} — the function that admits a single create, the one place that compares a
+     * create against the limits — in the batch's order ({@link #ADMIT_BATCH}). So each entry is decided exactly as
+     * {@link #create} decides one, as if created one after the other: its key is found among the stored ones and the
+     * earlier entries', and its counts include the entries stored before it.
      */
     @Override
     public List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits) {
         if (entries.isEmpty()) {
             return List.of();
         }
-        PublicKey ownerKey = entries.get(0).message().owner();
-        for (BatchEntry entry : entries) {
-            if (!entry.message().owner().equals(ownerKey)) {
-                throw new IllegalArgumentException("a batch belongs to one owner; " + entry.message().id() + " is "
-                        + entry.message().owner() + "'s, not " + ownerKey + "'s");
-            }
-        }
-        String owner = ownerKey.hex();
-        return dsl.transactionResult(configuration -> {
-            DSLContext tx = configuration.dsl();
-            tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(OWNER_LOCK), val(owner)))
-                    .fetch();
-            String[] channels = entries.stream().map(e -> e.message().channel().value()).distinct()
-                    .toArray(String[]::new);
-            // Sorted by the lock key, so two batches (or a batch and a single create) never wait for each other's
-            // channels in opposite orders.
-            tx.fetch("SELECT pg_advisory_xact_lock(?, k) FROM (SELECT DISTINCT hashtext(c) AS k"
-                    + " FROM unnest(?::varchar[]) AS c ORDER BY k) AS locks", CHANNEL_LOCK, channels);
-            BatchFacts facts = batchFacts(tx, owner, entries, channels, limits);
-            List<CreateResult> results = new ArrayList<>(entries.size());
-            Map<String, ScheduledMessage> acceptedKeys = new HashMap<>();
-            List<BatchEntry> accepted = new ArrayList<>();
-            long pending = facts.pending();
-            for (BatchEntry entry : entries) {
-                ScheduledMessage message = entry.message();
-                StoredKey stored = facts.keys().get(entry.key().key());
-                ScheduledMessage earlier = acceptedKeys.get(entry.key().key());
-                if (stored != null) {
-                    results.add(stored.eventId().equals(message.eventId())
-                            ? new CreateResult.Replayed(facts.replayed().get(stored.messageId()))
-                            : new CreateResult.IdempotencyConflict(new ScheduleId(stored.messageId()),
-                            stored.eventId()));
-                    continue;
-                }
-                if (earlier != null) {
-                    results.add(earlier.eventId().equals(message.eventId()) ? new CreateResult.Replayed(earlier)
-                            : new CreateResult.IdempotencyConflict(earlier.id(), earlier.eventId()));
-                    continue;
-                }
-                Instant windowStart = limits.windowStart(message.dueAt());
-                WindowKey window = new WindowKey(message.channel().value(), windowStart);
-                long[] counts = facts.windows().get(window);
-                Optional<CreateResult> refused = limits.refusal(new LimitFacts(
-                        facts.deleted().contains(window.channel()), pending, counts[0], counts[1], windowStart));
-                if (refused.isPresent()) {
-                    results.add(refused.get());
-                    continue;
-                }
-                pending++;
-                counts[0]++;
-                counts[1]++;
-                acceptedKeys.put(entry.key().key(), message);
-                accepted.add(entry);
-                results.add(new CreateResult.Created(message));
-            }
-            if (!accepted.isEmpty()) {
-                insertBatch(tx, accepted);
-            }
-            return results;
-        });
-    }
-
-    /** A channel and the start of one of its due windows. */
-    private record WindowKey(String channel, Instant windowStart) {
-    }
-
-    /** A stored idempotency key's message and the event id it was used for. */
-    private record StoredKey(UUID messageId, EventId eventId) {
-    }
-
-    /**
-     * What a batch's decisions read, under its locks.
-     *
-     * @param keys     the owner's stored idempotency keys among the batch's: message id and event id by key
-     * @param replayed the stored messages those keys name, by id
-     * @param deleted  the batch's channels that have a tombstone
-     * @param pending  the owner's pending count
-     * @param windows  per (channel, window) the batch touches: {owner's pending due in it, everyone's}, counted up
-     *                 as entries are accepted
-     */
-    private record BatchFacts(Map<String, StoredKey> keys, Map<UUID, ScheduledMessage> replayed,
-                              Set<String> deleted, long pending, Map<WindowKey, long[]> windows) {
-    }
-
-    private static BatchFacts batchFacts(DSLContext tx, String owner, List<BatchEntry> entries, String[] channels,
-                                         CreateLimits limits) {
-        Map<String, StoredKey> keys = new HashMap<>();
-        tx.select(IDEMPOTENCY_KEY.KEY, IDEMPOTENCY_KEY.MESSAGE_ID, IDEMPOTENCY_KEY.EVENT_ID)
-                .from(IDEMPOTENCY_KEY)
-                .where(IDEMPOTENCY_KEY.OWNER.eq(owner))
-                .and(IDEMPOTENCY_KEY.KEY.eq(any(entries.stream().map(e -> e.key().key()).toArray(String[]::new))))
-                .fetch()
-                .forEach(r -> keys.put(r.value1(), new StoredKey(r.value2(), new EventId(r.value3()))));
-        Map<UUID, ScheduledMessage> replayed = new HashMap<>();
-        if (!keys.isEmpty()) {
-            List<UUID> ids = keys.values().stream().map(StoredKey::messageId).distinct().toList();
-            tx.selectFrom(M).where(M.ID.in(ids)).fetch().forEach(r -> replayed.put(r.getId(), toMessage(r)));
-        }
-        Set<String> deleted = new HashSet<>(tx.select(CHANNEL_TOMBSTONE.CHANNEL).from(CHANNEL_TOMBSTONE)
-                .where(CHANNEL_TOMBSTONE.CHANNEL.eq(any(channels))).fetch(Record1::value1));
-        long pending = tx.select(DSL.count()).from(M).where(M.OWNER.eq(owner)).and(StateLiterals.pending(M))
-                .fetchSingle().value1();
-        List<WindowKey> windows = entries.stream()
-                .map(e -> new WindowKey(e.message().channel().value(), limits.windowStart(e.message().dueAt())))
-                .distinct().toList();
-        Map<WindowKey, long[]> counts = new HashMap<>();
-        // Each (channel, window) counted by the same index range scans as a single create's limitFacts.
-        tx.fetch("SELECT w.channel, w.start,"
-                        + " (SELECT count(*) FROM scheduled_message m WHERE m.channel = w.channel AND m.owner = ?"
-                        + " AND m.finished_at IS NULL AND m.due_at >= to_timestamp(w.start)"
-                        + " AND m.due_at < to_timestamp(w.start + ?)),"
-                        + " (SELECT count(*) FROM scheduled_message m WHERE m.channel = w.channel"
-                        + " AND m.finished_at IS NULL AND m.due_at >= to_timestamp(w.start)"
-                        + " AND m.due_at < to_timestamp(w.start + ?))"
-                        + " FROM unnest(?::varchar[], ?::bigint[]) AS w(channel, start)",
-                        owner, limits.channelWindow().toSeconds(), limits.channelWindow().toSeconds(),
-                        windows.stream().map(WindowKey::channel).toArray(String[]::new),
-                        windows.stream().map(w -> w.windowStart().getEpochSecond()).toArray(Long[]::new))
-                .forEach(r -> counts.put(new WindowKey(r.get(0, String.class),
-                                Instant.ofEpochSecond(r.get(1, Long.class))),
-                        new long[] {r.get(2, Long.class), r.get(3, Long.class)}));
-        return new BatchFacts(keys, replayed, deleted, pending, counts);
-    }
-
-    /** A batch's messages: one row per element of the arrays bound, the same statement text for any batch size. */
-    private static final String INSERT_MESSAGES = "INSERT INTO scheduled_message (id, owner, channel, revision, state,"
-            + " event_id, event_json, due_at, attempts, created_at, updated_at, series_id)"
-            + " SELECT m.id, m.owner, m.channel, m.revision, m.state, m.event_id, m.event_json,"
-            + " timestamptz 'epoch' + m.due * interval '1 microsecond', m.attempts,"
-            + " timestamptz 'epoch' + m.created * interval '1 microsecond',"
-            + " timestamptz 'epoch' + m.updated * interval '1 microsecond', m.series_id"
-            + " FROM unnest(?::uuid[], ?::varchar[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[], ?::text[],"
-            + " ?::bigint[], ?::int[], ?::bigint[], ?::bigint[], ?::uuid[])"
-            + " AS m(id, owner, channel, revision, state, event_id, event_json, due, attempts, created, updated,"
-            + " series_id)";
-    /** A batch's first revisions. */
-    private static final String INSERT_REVISIONS = "INSERT INTO scheduled_message_revision (message_id, revision,"
-            + " event_id, event_json, created_at)"
-            + " SELECT r.message_id, r.revision, r.event_id, r.event_json,"
-            + " timestamptz 'epoch' + r.created * interval '1 microsecond'"
-            + " FROM unnest(?::uuid[], ?::int[], ?::varchar[], ?::text[], ?::bigint[])"
-            + " AS r(message_id, revision, event_id, event_json, created)";
-    /** A batch's idempotency keys. */
-    private static final String INSERT_KEYS = "INSERT INTO idempotency_key (owner, key, message_id, event_id,"
-            + " created_at)"
-            + " SELECT k.owner, k.key, k.message_id, k.event_id, timestamptz 'epoch' + k.created * interval"
-            + " '1 microsecond'"
-            + " FROM unnest(?::varchar[], ?::varchar[], ?::uuid[], ?::varchar[], ?::bigint[])"
-            + " AS k(owner, key, message_id, event_id, created)";
-
-    /**
-     * The accepted entries' messages, first revisions and keys: one statement per table whose text does not depend on
-     * the batch's size (rows bound as arrays and unnested), so pgjdbc prepares it once on the server and neither
-     * jOOQ nor PostgreSQL renders or plans a hundred-row VALUES list per batch. Written as {@link #create} writes one
-     * message (the columns a new {@code scheduled} message has; the rest keep their defaults, NULL).
-     */
-    private static void insertBatch(DSLContext tx, List<BatchEntry> accepted) {
-        int n = accepted.size();
+        PublicKey owner = entries.get(0).message().owner();
+        int n = entries.size();
         UUID[] ids = new UUID[n];
-        String[] owners = new String[n];
         String[] channels = new String[n];
         Integer[] revisions = new Integer[n];
         String[] states = new String[n];
         String[] eventIds = new String[n];
         String[] events = new String[n];
         Long[] due = new Long[n];
-        Integer[] attempts = new Integer[n];
         Long[] created = new Long[n];
-        Long[] updated = new Long[n];
-        UUID[] series = new UUID[n];
         String[] keys = new String[n];
+        Long[] windowStarts = new Long[n];
+        Long[] windowEnds = new Long[n];
+        UUID[] series = new UUID[n];
         for (int i = 0; i < n; i++) {
-            ScheduledMessage message = accepted.get(i).message();
-            ScheduleState.Fields fields = message.state().fields();
-            if (!(message.state() instanceof ScheduleState.Scheduled) || fields.retryAt().isPresent()
-                    || !message.revision().equals(Revision.FIRST)) {
-                throw new IllegalArgumentException("a batch stores newly admitted messages (scheduled, revision 1),"
-                        + " not " + message.id() + " in " + message.state().wireName() + " at " + message.revision());
+            ScheduledMessage message = entries.get(i).message();
+            if (!message.owner().equals(owner)) {
+                throw new IllegalArgumentException("a batch belongs to one owner; " + message.id() + " is "
+                        + message.owner() + "'s, not " + owner + "'s");
             }
+            if (!(message.state() instanceof ScheduleState.Scheduled) || message.attempts() != 0
+                    || message.state().fields().retryAt().isPresent()) {
+                throw new IllegalArgumentException("a create stores a new scheduled message, got " + message.state());
+            }
+            Instant windowStart = limits.windowStart(message.dueAt());
             ids[i] = message.id().value();
-            owners[i] = message.owner().hex();
             channels[i] = message.channel().value();
             revisions[i] = message.revision().number();
             states[i] = message.state().wireName();
             eventIds[i] = message.eventId().hex();
-            events[i] = EventText.write(message.event().orElseThrow());
+            events[i] = EventText.write(message.event().orElseThrow(() -> new IllegalArgumentException(
+                    "message " + message.id() + " has no event to store")));
             due[i] = micros(message.dueAt());
-            attempts[i] = message.attempts();
             created[i] = micros(message.createdAt());
-            updated[i] = micros(message.updatedAt());
+            keys[i] = entries.get(i).key().key();
+            windowStarts[i] = micros(windowStart);
+            windowEnds[i] = micros(windowStart.plus(limits.channelWindow()));
             series[i] = message.series().map(SeriesId::value).orElse(null);
-            keys[i] = accepted.get(i).key().key();
         }
-        tx.connection(connection -> {
-            insert(connection, INSERT_MESSAGES, n, array(connection, "uuid", ids), array(connection, "varchar", owners),
-                    array(connection, "varchar", channels), array(connection, "int4", revisions),
-                    array(connection, "varchar", states), array(connection, "varchar", eventIds),
-                    array(connection, "text", events), array(connection, "int8", due),
-                    array(connection, "int4", attempts), array(connection, "int8", created),
-                    array(connection, "int8", updated), array(connection, "uuid", series));
-            insert(connection, INSERT_REVISIONS, n, array(connection, "uuid", ids), array(connection, "int4", revisions),
-                    array(connection, "varchar", eventIds), array(connection, "text", events),
-                    array(connection, "int8", updated));
-            insert(connection, INSERT_KEYS, n, array(connection, "varchar", owners), array(connection, "varchar", keys),
-                    array(connection, "uuid", ids), array(connection, "varchar", eventIds),
-                    array(connection, "int8", created));
+        return dsl.transactionResult(configuration -> {
+            DSLContext tx = configuration.dsl();
+            List<Admitted> admitted = new ArrayList<>(n);
+            tx.connection(connection -> {
+                try (PreparedStatement lock = connection.prepareStatement(LOCK_OWNER)) {
+                    lock.setInt(1, OWNER_LOCK);
+                    lock.setString(2, owner.hex());
+                    lock.executeQuery().close();
+                }
+                try (PreparedStatement lock = connection.prepareStatement(LOCK_CHANNELS)) {
+                    lock.setInt(1, CHANNEL_LOCK);
+                    lock.setArray(2, connection.createArrayOf("varchar",
+                            java.util.Arrays.stream(channels).distinct().toArray(String[]::new)));
+                    lock.executeQuery().close();
+                }
+                try (PreparedStatement admit = connection.prepareStatement(ADMIT_BATCH)) {
+                    int i = 0;
+                    admit.setArray(++i, connection.createArrayOf("uuid", ids));
+                    admit.setArray(++i, connection.createArrayOf("varchar", channels));
+                    admit.setArray(++i, connection.createArrayOf("int4", revisions));
+                    admit.setArray(++i, connection.createArrayOf("varchar", states));
+                    admit.setArray(++i, connection.createArrayOf("varchar", eventIds));
+                    admit.setArray(++i, connection.createArrayOf("text", events));
+                    admit.setArray(++i, connection.createArrayOf("int8", due));
+                    admit.setArray(++i, connection.createArrayOf("int8", created));
+                    admit.setArray(++i, connection.createArrayOf("varchar", keys));
+                    admit.setArray(++i, connection.createArrayOf("int8", windowStarts));
+                    admit.setArray(++i, connection.createArrayOf("int8", windowEnds));
+                    admit.setArray(++i, connection.createArrayOf("uuid", series));
+                    admit.setInt(++i, OWNER_LOCK);
+                    admit.setInt(++i, CHANNEL_LOCK);
+                    admit.setString(++i, owner.hex());
+                    admit.setInt(++i, limits.maxPendingPerOwner());
+                    admit.setInt(++i, limits.limit(WindowScope.OWNER));
+                    admit.setInt(++i, limits.limit(WindowScope.CHANNEL));
+                    try (ResultSet rows = admit.executeQuery()) {
+                        while (rows.next()) {
+                            admitted.add(new Admitted(rows.getString(1), rows.getObject(2, UUID.class),
+                                    rows.getString(3)));
+                        }
+                    }
+                }
+            });
+            if (admitted.size() != n) {
+                throw new IllegalStateException("admit_scheduled_message answered " + admitted.size() + " of " + n
+                        + " batch entries");
+            }
+            // The messages replays name, read in the same transaction (an earlier entry of this batch included).
+            List<UUID> replayed = admitted.stream().filter(a -> a.outcome().equals("replayed"))
+                    .map(Admitted::existingId).distinct().toList();
+            Map<ScheduleId, ScheduledMessage> stored = new HashMap<>();
+            if (!replayed.isEmpty()) {
+                tx.selectFrom(M).where(M.ID.in(replayed)).fetch()
+                        .forEach(r -> stored.put(new ScheduleId(r.getId()), toMessage(r)));
+            }
+            List<CreateResult> results = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                results.add(result(admitted.get(i), entries.get(i).message(), limits,
+                        id -> Optional.ofNullable(stored.get(id))));
+            }
+            return results;
         });
-    }
-
-    private static java.sql.Array array(java.sql.Connection connection, String type, Object[] values)
-            throws java.sql.SQLException {
-        return connection.createArrayOf(type, values);
-    }
-
-    /** Runs one of the batch inserts and checks it wrote a row per element. */
-    private static void insert(java.sql.Connection connection, String sql, int rows, java.sql.Array... arrays)
-            throws java.sql.SQLException {
-        try (java.sql.PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < arrays.length; i++) {
-                statement.setArray(i + 1, arrays[i]);
-            }
-            int written = statement.executeUpdate();
-            if (written != rows) {
-                throw new IllegalStateException("a batch insert wrote " + written + " rows, not " + rows);
-            }
-        }
     }
 
     /** {@code instant} in whole microseconds since the epoch (PostgreSQL's resolution; finer parts dropped). */
@@ -450,21 +387,6 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
                     .fetchSingle().value1();
             return new CancelMatchingResult.Cancelled(cancelled.size(), sending);
         });
-    }
-
-    /**
-     * A create's limit reads as one statement (package-private so a test can EXPLAIN it): whether the channel has a
-     * tombstone, the owner's pending count, the owner's pending count in the channel's due window (index
-     * {@code scheduled_message_channel_owner_pending_idx}), and the whole channel's.
-     */
-    static Select<Record4<Boolean, Integer, Integer, Integer>> limitFacts(DSLContext dsl, String owner,
-                                                                          String channel, Instant windowStart,
-                                                                          Instant windowEnd) {
-        return dsl.select(
-                DSL.field(DSL.exists(selectOne().from(CHANNEL_TOMBSTONE).where(CHANNEL_TOMBSTONE.CHANNEL.eq(channel)))),
-                DSL.field(select(DSL.count()).from(M).where(M.OWNER.eq(owner)).and(StateLiterals.pending(M))),
-                DSL.field(windowCount(dsl, channel, Optional.of(owner), windowStart, windowEnd, Optional.empty())),
-                DSL.field(windowCount(dsl, channel, Optional.empty(), windowStart, windowEnd, Optional.empty())));
     }
 
     /** Pending messages due in {@code channel}'s window, of {@code owner} if given, not counting {@code except}. */
@@ -636,7 +558,17 @@ public final class PostgresScheduleStore implements OwnerMessageQueries, Message
 
     @Override
     public boolean channelDeleted(Channel channel) {
-        return dsl.fetchExists(CHANNEL_TOMBSTONE, CHANNEL_TOMBSTONE.CHANNEL.eq(channel.value()));
+        // Asked by every create before its access check: plain JDBC, no SQL rendered per call.
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement deleted = connection.prepareStatement(CHANNEL_DELETED)) {
+            deleted.setString(1, channel.value());
+            try (ResultSet row = deleted.executeQuery()) {
+                return row.next();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the tombstone of channel " + channel + " failed: "
+                    + e.getMessage(), e);
+        }
     }
 
     @Override

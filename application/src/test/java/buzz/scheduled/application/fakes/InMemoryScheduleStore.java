@@ -7,7 +7,6 @@ import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
 import buzz.scheduled.application.port.in.SeriesSummaryUseCase.SeriesSummary;
 import buzz.scheduled.application.port.out.MessageAdmission;
-import buzz.scheduled.application.port.out.MessageAdmission.LimitFacts;
 import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
@@ -75,15 +74,18 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
                     ? new CreateResult.Replayed(existing)
                     : new CreateResult.IdempotencyConflict(existingId, first.eventId());
         }
-        Instant windowStart = limits.windowStart(message.dueAt());
+        if (tombstones.contains(message.channel())) {
+            return new CreateResult.ChannelDeleted();
+        }
         long pending = rows.values().stream()
                 .filter(m -> m.owner().equals(message.owner()) && !m.state().terminal()).count();
-        List<ScheduledMessage> inWindow = inWindow(message, limits, windowStart);
-        long owners = inWindow.stream().filter(m -> m.owner().equals(message.owner())).count();
-        Optional<CreateResult> refused = limits.refusal(new LimitFacts(tombstones.contains(message.channel()),
-                pending, owners, inWindow.size(), windowStart));
-        if (refused.isPresent()) {
-            return refused.get();
+        if (pending >= limits.maxPendingPerOwner()) {
+            return new CreateResult.TooManyPending(limits.maxPendingPerOwner());
+        }
+        Instant windowStart = limits.windowStart(message.dueAt());
+        Optional<WindowScope> full = fullWindow(message, limits, windowStart);
+        if (full.isPresent()) {
+            return new CreateResult.ChannelWindowFull(limits.limit(full.get()), windowStart, full.get());
         }
         rows.put(message.id(), message);
         keys.put(key, message.id());
@@ -230,18 +232,13 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
 
     /** Which window limit {@code message} (not counting itself) would pass, if any: the owner's, then the channel's. */
     private Optional<WindowScope> fullWindow(ScheduledMessage message, CreateLimits limits, Instant windowStart) {
-        List<ScheduledMessage> inWindow = inWindow(message, limits, windowStart);
-        long owners = inWindow.stream().filter(m -> m.owner().equals(message.owner())).count();
-        return limits.fullWindow(owners, inWindow.size());
-    }
-
-    /** The pending rows other than {@code message} due in its channel's window starting at {@code windowStart}. */
-    private List<ScheduledMessage> inWindow(ScheduledMessage message, CreateLimits limits, Instant windowStart) {
         Instant windowEnd = windowStart.plus(limits.channelWindow());
-        return rows.values().stream()
+        List<ScheduledMessage> inWindow = rows.values().stream()
                 .filter(m -> !m.id().equals(message.id()) && m.channel().equals(message.channel())
                         && !m.state().terminal() && !m.dueAt().isBefore(windowStart) && m.dueAt().isBefore(windowEnd))
                 .toList();
+        long owners = inWindow.stream().filter(m -> m.owner().equals(message.owner())).count();
+        return limits.fullWindow(owners, inWindow.size());
     }
 
     /** One entry of the revision history: its number, event id and, unless dropped, its signed event. */

@@ -31,10 +31,10 @@ public interface MessageAdmission {
 
     /**
      * Stores the admitted messages of one owner's batch in one transaction, each checked exactly as {@link #create}
-     * checks one, in order, as if they were created one after the other: an entry's idempotency key is looked up
-     * among the stored keys and those of the earlier entries, and its limits ({@link CreateLimits#refusal}) count the
-     * earlier entries stored. An entry refused stores nothing; the others are stored together or, if the store
-     * fails, none is.
+     * checks one (by the same code), in order, as if they were created one after the other: an entry's idempotency
+     * key is looked up among the stored keys and those of the earlier entries, and its limits count the earlier
+     * entries stored. An entry refused stores nothing; the others are stored together or, if the store fails, none
+     * is.
      *
      * @param entries one owner's messages with their keys, at most {@code ScheduleBatchUseCase.MAX_EVENTS}
      * @return one result per entry, in the same order
@@ -55,6 +55,18 @@ public interface MessageAdmission {
         return deleted;
     }
 
+    /** Scopes an idempotency key to its owner. */
+    record IdempotencyKey(PublicKey owner, String key) {
+        /** Longest key accepted. */
+        public static final int MAX_LENGTH = ScheduleMessageUseCase.ScheduleMessageCommand.MAX_IDEMPOTENCY_KEY_LENGTH;
+
+        public IdempotencyKey {
+            if (owner == null || key == null || key.isEmpty() || key.length() > MAX_LENGTH) {
+                throw new IllegalArgumentException("idempotency key must be 1 to " + MAX_LENGTH + " characters");
+            }
+        }
+    }
+
     /** One message of a batch and the key it is stored under. */
     record BatchEntry(ScheduledMessage message, IdempotencyKey key) {
         public BatchEntry {
@@ -64,37 +76,6 @@ public interface MessageAdmission {
             if (!key.owner().equals(message.owner())) {
                 throw new IllegalArgumentException("idempotency key of " + key.owner() + " for a message of "
                         + message.owner());
-            }
-        }
-    }
-
-    /**
-     * What a store counted for a create under its locks.
-     *
-     * @param channelDeleted  whether the channel has a tombstone
-     * @param pending         the owner's messages not yet ended
-     * @param ownerInWindow   the owner's pending messages due in the channel's window of the new message
-     * @param channelInWindow every owner's pending messages due in that window
-     * @param windowStart     the start of that window
-     */
-    record LimitFacts(boolean channelDeleted, long pending, long ownerInWindow, long channelInWindow,
-                      Instant windowStart) {
-        public LimitFacts {
-            if (pending < 0 || ownerInWindow < 0 || channelInWindow < ownerInWindow || windowStart == null) {
-                throw new IllegalArgumentException("limit facts must be counts (owner's within channel's) and a"
-                        + " window start");
-            }
-        }
-    }
-
-    /** Scopes an idempotency key to its owner. */
-    record IdempotencyKey(PublicKey owner, String key) {
-        /** Longest key accepted. */
-        public static final int MAX_LENGTH = ScheduleMessageUseCase.ScheduleMessageCommand.MAX_IDEMPOTENCY_KEY_LENGTH;
-
-        public IdempotencyKey {
-            if (owner == null || key == null || key.isEmpty() || key.length() > MAX_LENGTH) {
-                throw new IllegalArgumentException("idempotency key must be 1 to " + MAX_LENGTH + " characters");
             }
         }
     }
@@ -158,23 +139,6 @@ public interface MessageAdmission {
         /** The limit that applies to {@code scope}. */
         public int limit(WindowScope scope) {
             return scope == WindowScope.OWNER ? maxPerOwnerInChannelWindow : maxPerChannelWindow;
-        }
-
-        /**
-         * The refusal a create meets given {@code facts}, in the order every store checks them: the channel's
-         * tombstone, the owner's pending count, then the due window (the owner's count, then the channel's). Empty
-         * when there is room for one more. The one place these limits are decided, for a single create and for each
-         * entry of a batch alike.
-         */
-        public Optional<CreateResult> refusal(LimitFacts facts) {
-            if (facts.channelDeleted()) {
-                return Optional.of(new CreateResult.ChannelDeleted());
-            }
-            if (facts.pending() >= maxPendingPerOwner) {
-                return Optional.of(new CreateResult.TooManyPending(maxPendingPerOwner));
-            }
-            return fullWindow(facts.ownerInWindow(), facts.channelInWindow())
-                    .map(scope -> new CreateResult.ChannelWindowFull(limit(scope), facts.windowStart(), scope));
         }
     }
 
