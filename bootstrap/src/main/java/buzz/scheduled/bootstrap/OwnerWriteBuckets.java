@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.application.port.in.ScheduleBatchUseCase;
 import buzz.scheduled.application.port.out.OwnerWriteLimiter;
 import buzz.scheduled.domain.nostr.PublicKey;
 import com.github.benmanes.caffeine.cache.Cache;
@@ -15,10 +16,13 @@ import java.util.function.LongSupplier;
 /**
  * The production {@link OwnerWriteLimiter}: one Bucket4j token bucket per owner pubkey, in this node's memory
  * (docs/scheduled-messages.md §4). A bucket holds up to {@code burst} writes and refills {@code perMinute} a minute,
- * continuously; a write takes one, and with none left the answer is how long until the next one.
+ * continuously; a write takes one, and with none left the answer is how long until the next one. A batch of n events
+ * takes n at once or none; a batch larger than the burst is let through only from a full bucket and leaves it in debt
+ * (Bucket4j's {@code consumeIgnoringRateLimits}), which the refill pays back before the owner's next write.
  *
  * <p>The buckets live in a Caffeine cache bounded to {@code maxOwners} entries. A bucket left alone for as long as
- * it takes to refill completely is dropped (it would be full again anyway, so dropping it changes nothing); past
+ * it takes to refill completely from the deepest debt a batch can leave is dropped (it would be full again anyway,
+ * so dropping it changes nothing); past
  * {@code maxOwners} owners at once the least recently used go first, and such an owner starts again with a full
  * bucket. Each node counts on its own: behind a load balancer over N nodes an owner gets up to N times the rate.
  */
@@ -28,6 +32,7 @@ public final class OwnerWriteBuckets implements OwnerWriteLimiter {
 
     private final Cache<String, Bucket> buckets;
     private final Bandwidth bandwidth;
+    private final int burst;
     private final TimeMeter time;
 
     /**
@@ -50,6 +55,7 @@ public final class OwnerWriteBuckets implements OwnerWriteLimiter {
             throw new IllegalArgumentException("write rate, burst and tracked owners must be positive, got "
                     + perMinute + ", " + burst + " and " + maxOwners);
         }
+        this.burst = burst;
         this.bandwidth = Bandwidth.builder().capacity(burst).refillGreedy(perMinute, Duration.ofMinutes(1)).build();
         this.time = new TimeMeter() {
             @Override
@@ -62,7 +68,9 @@ public final class OwnerWriteBuckets implements OwnerWriteLimiter {
                 return false;
             }
         };
-        Duration fullRefill = Duration.ofNanos(Math.ceilDiv(Duration.ofMinutes(1).toNanos() * burst, perMinute));
+        // From the deepest debt a batch can leave (its events beyond the burst) back to a full bucket.
+        long deepest = Math.max(burst, ScheduleBatchUseCase.MAX_EVENTS);
+        Duration fullRefill = Duration.ofNanos(Math.ceilDiv(Duration.ofMinutes(1).toNanos() * deepest, perMinute));
         this.buckets = Caffeine.newBuilder()
                 .maximumSize(maxOwners)
                 .expireAfterAccess(fullRefill)
@@ -72,12 +80,22 @@ public final class OwnerWriteBuckets implements OwnerWriteLimiter {
     }
 
     @Override
-    public Optional<Duration> tryWrite(PublicKey owner) {
+    public Optional<Duration> tryWrites(PublicKey owner, int writes) {
+        if (writes < 1) {
+            throw new IllegalArgumentException("a write takes at least one token, got " + writes);
+        }
         Bucket bucket = buckets.get(owner.hex(), key -> Bucket.builder().addLimit(bandwidth)
                 .withCustomTimePrecision(time).build());
-        ConsumptionProbe probe = bucket.tryConsumeAndReturnRemaining(1);
-        return probe.isConsumed() ? Optional.empty()
-                : Optional.of(Duration.ofNanos(Math.max(1, probe.getNanosToWaitForRefill())));
+        // What the bucket must hold: the whole batch, or all it can ever hold for a batch larger than that.
+        int covered = Math.min(writes, burst);
+        ConsumptionProbe probe = bucket.tryConsumeAndReturnRemaining(covered);
+        if (!probe.isConsumed()) {
+            return Optional.of(Duration.ofNanos(Math.max(1, probe.getNanosToWaitForRefill())));
+        }
+        if (writes > covered) {
+            bucket.consumeIgnoringRateLimits(writes - covered);
+        }
+        return Optional.empty();
     }
 
     /** Owners tracked now (approximate while Caffeine catches up on evictions). */

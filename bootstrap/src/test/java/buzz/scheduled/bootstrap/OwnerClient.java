@@ -51,15 +51,15 @@ final class OwnerClient {
         this(port, signingClockOffset, SecretKey.generate(new SecureRandom()));
     }
 
-    /** An owner with {@code key} (to act as the author of events another client signed too). */
+    /** A client signing with {@code key} (one a test also hands to the client commands). */
     OwnerClient(int port, SecretKey key) {
         this(port, Duration.ZERO, key);
     }
 
     private OwnerClient(int port, Duration signingClockOffset, SecretKey key) {
-        this.signer = new Bip340Signer(key, new SecureRandom());
         this.port = port;
         this.signingClockOffset = signingClockOffset;
+        this.signer = new Bip340Signer(key, new SecureRandom());
     }
 
     /** A kind-9 channel message for {@code channel}, due {@code dueIn} from now. */
@@ -99,6 +99,13 @@ final class OwnerClient {
     Reply schedule(NostrEvent event) throws IOException, InterruptedException {
         String body = JSON.writeValueAsString(java.util.Map.of("event", NostrEventJson.toJson(event)));
         return send("POST", "/v1/scheduled-messages", body);
+    }
+
+    /** {@code POST /v1/scheduled-messages/batch} with {@code events}, as one series when {@code series}. */
+    Reply scheduleBatch(List<NostrEvent> events, boolean series) throws IOException, InterruptedException {
+        String body = JSON.writeValueAsString(java.util.Map.of("events",
+                events.stream().map(NostrEventJson::toJson).toList(), "series", series));
+        return send("POST", "/v1/scheduled-messages/batch", body);
     }
 
     /** {@code POST /v1/scheduled-messages/{id}/send-now} with a newly signed {@code event}. */

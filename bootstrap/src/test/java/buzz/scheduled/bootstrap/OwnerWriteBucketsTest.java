@@ -69,8 +69,43 @@ class OwnerWriteBucketsTest {
         }
         assertThat(buckets.trackedOwners()).isLessThanOrEqualTo(50);
 
-        advance(Duration.ofSeconds(31)); // 30 writes at 60 a minute refill in 30 s
+        // Kept until even the deepest debt a batch can leave (100 writes) has refilled at 60 a minute: 100 s.
+        advance(Duration.ofSeconds(99));
+        assertThat(buckets.trackedOwners()).isPositive();
+        advance(Duration.ofSeconds(2));
         assertThat(buckets.trackedOwners()).isZero();
+    }
+
+    @Test
+    void tryWrites_aBatchWithinTheBurst_takesAllOrNothing() {
+        OwnerWriteBuckets buckets = new OwnerWriteBuckets(60, 30, 100, nanos::get);
+        assertThat(buckets.tryWrites(ALICE, 20)).isEmpty();
+
+        Optional<Duration> wait = buckets.tryWrites(ALICE, 12);
+
+        assertThat(wait).as("10 left, 12 asked: refused whole, with the wait for two more").hasValueSatisfying(
+                duration -> assertThat(duration).isBetween(Duration.ofMillis(1_990), Duration.ofSeconds(2)));
+        assertThat(buckets.tryWrites(ALICE, 10)).as("the refused batch took nothing").isEmpty();
+        assertThat(buckets.tryWrite(ALICE)).isPresent();
+    }
+
+    @Test
+    void tryWrites_aBatchLargerThanTheBurst_passesFromAFullBucketAndItsDebtDelaysTheNextWrite() {
+        OwnerWriteBuckets buckets = new OwnerWriteBuckets(60, 30, 100, nanos::get);
+        assertThat(buckets.tryWrite(ALICE)).isEmpty();
+
+        Optional<Duration> notFull = buckets.tryWrites(ALICE, 100);
+        advance(Duration.ofSeconds(1));
+        Optional<Duration> full = buckets.tryWrites(ALICE, 100);
+        Duration debt = buckets.tryWrite(ALICE).orElseThrow();
+
+        assertThat(notFull).as("29 of 30: wait for the bucket to be full").hasValueSatisfying(
+                duration -> assertThat(duration).isBetween(Duration.ofMillis(990), Duration.ofSeconds(1)));
+        assertThat(full).as("a full bucket lets the 100 through").isEmpty();
+        assertThat(debt).as("70 owed, then one more: 71 s at one a second").isBetween(Duration.ofSeconds(70),
+                Duration.ofSeconds(71));
+        advance(debt);
+        assertThat(buckets.tryWrite(ALICE)).isEmpty();
     }
 
     @Test

@@ -94,7 +94,7 @@ final class ApiServer {
     private Answer serve(Routes.Handler handler, Context ctx) {
         return switch (handler) {
             case Routes.Handler.Public route -> route.answer().apply(ctx);
-            case Routes.Handler.Owner route -> (switch (authentication.owner(ctx)) {
+            case Routes.Handler.Owner route -> (switch (authentication.owner(ctx, route.payloadRequired())) {
                 case RequestAuthentication.Checked.Refused<OwnerRequest> refused -> refused.problem();
                 case RequestAuthentication.Checked.Allowed<OwnerRequest> allowed ->
                         deadline.run(() -> route.answer().apply(allowed.request()));

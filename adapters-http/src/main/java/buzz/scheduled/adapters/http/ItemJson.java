@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.http;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.SeriesId;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Instant;
@@ -11,8 +12,9 @@ import java.util.Map;
 
 /**
  * The item document (docs/openapi.yaml, schema {@code Item}): {@code id, revision, state, reason, channel,
- * event_id, due_at, attempts, created_at, updated_at, published_at, event}. Times are Unix seconds; {@code reason}
- * and {@code published_at} are null when not applicable; {@code event} is absent once the payload is purged.
+ * event_id, due_at, attempts, created_at, updated_at, published_at, series_id, event}. Times are Unix seconds;
+ * {@code reason}, {@code published_at} and {@code series_id} are null when not applicable; {@code event} is absent
+ * once the payload is purged.
  */
 final class ItemJson {
     private static final ObjectMapper WRITER = new ObjectMapper();
@@ -34,6 +36,7 @@ final class ItemJson {
         item.put("created_at", seconds(message.createdAt()));
         item.put("updated_at", seconds(message.updatedAt()));
         item.put("published_at", message.publishedAt().map(ItemJson::seconds).orElse(null));
+        item.put("series_id", message.series().map(SeriesId::toString).orElse(null));
         message.event().ifPresent(event -> item.put("event", NostrEventJson.toJson(event)));
         return item;
     }

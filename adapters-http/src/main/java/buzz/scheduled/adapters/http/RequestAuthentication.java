@@ -20,6 +20,8 @@ import java.util.Optional;
  * at once while it is down), then the body, read up to the cap ({@code 413}, see {@link BodyCap}), its
  * {@code payload} hash and the replay guard ({@code 401}) and, for operator routes, the pubkey's place in
  * {@code RELAY_OPERATOR_PUBKEYS} ({@code 403 forbidden}). So nothing large is read from a caller who cannot sign.
+ * A route that needs its body signed (the batch) refuses a header without a {@code payload} tag ({@code 401}) right
+ * after the header checks.
  * A caller let through is copied out of the exchange as an {@link OwnerRequest} or {@link OperatorRequest}, so its
  * route can run on another thread.
  */
@@ -54,13 +56,18 @@ final class RequestAuthentication {
         this.database = Optional.of(status);
     }
 
-    /** Checks a call of an owner route. */
-    Checked<OwnerRequest> owner(Context ctx) {
+    /**
+     * Checks a call of an owner route.
+     *
+     * @param payloadRequired whether the NIP-98 header must carry a {@code payload} tag; one without is refused
+     *                        before the body is read
+     */
+    Checked<OwnerRequest> owner(Context ctx, boolean payloadRequired) {
         if (!settings.scheduledMessages()) {
             return new Checked.Refused<>(new Answer.Problem(404, "feature_disabled",
                     "scheduled messages are switched off on this server (BUZZ_SCHEDULED_MESSAGES)"));
         }
-        return switch (authenticate(ctx)) {
+        return switch (authenticate(ctx, payloadRequired)) {
             case Checked.Refused<Caller> refused -> new Checked.Refused<>(refused.problem());
             case Checked.Allowed<Caller> allowed -> new Checked.Allowed<>(new OwnerRequest(allowed.request().result()
                     .pubkey(), Map.copyOf(ctx.pathParamMap()), queryParameters(ctx), headers(ctx),
@@ -70,7 +77,7 @@ final class RequestAuthentication {
 
     /** Checks a call of an operator route; answered whatever the feature flag says. */
     Checked<OperatorRequest> operator(Context ctx) {
-        return switch (authenticate(ctx)) {
+        return switch (authenticate(ctx, false)) {
             case Checked.Refused<Caller> refused -> new Checked.Refused<>(refused.problem());
             case Checked.Allowed<Caller> allowed -> {
                 AuthenticationResult.Authenticated caller = allowed.request().result();
@@ -88,7 +95,7 @@ final class RequestAuthentication {
     private record Caller(AuthenticationResult.Authenticated result, byte[] body) {
     }
 
-    private Checked<Caller> authenticate(Context ctx) {
+    private Checked<Caller> authenticate(Context ctx, boolean payloadRequired) {
         long declared = ctx.req().getContentLengthLong();
         if (declared > settings.maxBodyBytes()) {
             return new Checked.Refused<>(bodyCap.tooLarge(declared));
@@ -101,6 +108,10 @@ final class RequestAuthentication {
                 return unauthorized(refused.message());
             }
             case AuthenticateRequestUseCase.HeaderCheck.Verified verified -> header = verified;
+        }
+        if (payloadRequired && header.event().tagValues("payload").isEmpty()) {
+            return unauthorized("this route needs a payload tag (the hex SHA-256 of the whole request body), so that"
+                    + " the one signature covers every event in it");
         }
         Optional<String> down = databaseDown();
         if (down.isPresent()) {

@@ -4,6 +4,7 @@ import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.StrictJson;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads the owner routes' request envelope {@code {"event":{…}}} with the domain's strict reader (NIP-01):
@@ -41,20 +42,12 @@ final class RequestBody {
                     ? bad("the request body is empty; send {\"event\":{…}} with the signed event")
                     : new Envelope.Empty();
         }
-        Object json;
-        switch (StrictJson.parse(body)) {
-            case StrictJson.Parsed.Malformed malformed -> {
-                return bad("the request body is not valid JSON: " + malformed.reason());
+        Map<?, ?> object;
+        switch (object(body, "{\"event\":{…}}", Set.of("event"), "only \"event\" is accepted")) {
+            case JsonObject.Bad bad -> {
+                return new Envelope.Bad(bad.problem());
             }
-            case StrictJson.Parsed.Value value -> json = value.value();
-        }
-        if (!(json instanceof Map<?, ?> object)) {
-            return bad("the request body must be a JSON object {\"event\":{…}}, got " + StrictJson.describe(json));
-        }
-        for (Object key : object.keySet()) {
-            if (!"event".equals(key)) {
-                return bad("unknown member \"" + key + "\" in the request body; only \"event\" is accepted");
-            }
+            case JsonObject.Members members -> object = members.members();
         }
         if (!object.containsKey("event")) {
             return eventRequired
@@ -66,6 +59,46 @@ final class RequestBody {
                     new Envelope.Bad(Answer.Problem.invalidEvent("the event is malformed: " + malformed.reason()));
             case NostrEventJson.Decoded.Event event -> new Envelope.WithEvent(event.event());
         };
+    }
+
+    /** A body read as one strict JSON object: its members, or the answer refusing it. */
+    sealed interface JsonObject {
+        /** The object's members (only known names). */
+        record Members(Map<?, ?> members) implements JsonObject {
+        }
+
+        /** Not strict JSON, not an object, or a member of another name: {@code 400 invalid_request}. */
+        record Bad(Answer.Problem problem) implements JsonObject {
+        }
+    }
+
+    /**
+     * Reads {@code body} as one strict JSON object (NIP-01's reader: duplicate keys refused) whose member names are
+     * all in {@code members}.
+     *
+     * @param shape    the expected object as the refusal shows it, e.g. {@code {"event":{…}}}
+     * @param accepted how the refusal of an unknown member names the accepted ones
+     */
+    static JsonObject object(byte[] body, String shape, Set<String> members, String accepted) {
+        Object json;
+        switch (StrictJson.parse(body)) {
+            case StrictJson.Parsed.Malformed malformed -> {
+                return new JsonObject.Bad(Answer.Problem.invalidRequest("the request body is not valid JSON: "
+                        + malformed.reason()));
+            }
+            case StrictJson.Parsed.Value value -> json = value.value();
+        }
+        if (!(json instanceof Map<?, ?> object)) {
+            return new JsonObject.Bad(Answer.Problem.invalidRequest("the request body must be a JSON object " + shape
+                    + ", got " + StrictJson.describe(json)));
+        }
+        for (Object key : object.keySet()) {
+            if (!members.contains(key)) {
+                return new JsonObject.Bad(Answer.Problem.invalidRequest("unknown member \"" + key
+                        + "\" in the request body; " + accepted));
+            }
+        }
+        return new JsonObject.Members(object);
     }
 
     private static Envelope bad(String message) {

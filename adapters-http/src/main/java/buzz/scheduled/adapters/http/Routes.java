@@ -13,7 +13,9 @@ import java.util.function.Function;
  * and what answers it. docs/openapi.yaml documents exactly these routes (a test holds the two together).
  *
  * <ul>
- *   <li>owner routes under {@value OwnerRoutes#COLLECTION} and their CORS preflights ({@link Cors});</li>
+ *   <li>owner routes under {@value OwnerRoutes#COLLECTION} — the batch, the bulk cancel and the series summary
+ *       before the routes of one message, so their fixed paths are never read as a message id — and their CORS
+ *       preflights ({@link Cors});</li>
  *   <li>public documents and probes: {@code /v1/info} and {@code /} (NIP-11), {@code /healthz}, {@code /readyz},
  *       {@code /metrics}, {@code /openapi.yaml} and the operator page under {@value OperatorPage#PAGE};</li>
  *   <li>operator routes: reservations, deletion reports and purges ({@link OperatorRoutes}) and the operators'
@@ -34,8 +36,16 @@ final class Routes {
         record Public(Function<Context, Answer> answer) implements Handler {
         }
 
-        /** NIP-98 authenticated owners, only while the feature is on. */
-        record Owner(Function<OwnerRequest, Answer> answer) implements Handler {
+        /**
+         * NIP-98 authenticated owners, only while the feature is on.
+         *
+         * @param payloadRequired whether the NIP-98 header must carry a {@code payload} tag (the batch, whose one
+         *                        signature covers every event in it); without one the request is {@code 401}
+         */
+        record Owner(Function<OwnerRequest, Answer> answer, boolean payloadRequired) implements Handler {
+            Owner(Function<OwnerRequest, Answer> answer) {
+                this(answer, false);
+            }
         }
 
         /** NIP-98 authenticated operators ({@code RELAY_OPERATOR_PUBKEYS}), whatever the feature flag says. */
@@ -58,6 +68,9 @@ final class Routes {
         this.entries = List.of(
                 ownerRoute("POST", OwnerRoutes.COLLECTION, owner::create),
                 ownerRoute("GET", OwnerRoutes.COLLECTION, owner::list),
+                new Entry(new Route("POST", OwnerRoutes.BATCH), new Handler.Owner(owner::batch, true)),
+                ownerRoute("POST", OwnerRoutes.CANCEL_MATCHING, owner::cancelMatching),
+                ownerRoute("GET", OwnerRoutes.SERIES + "/{series}", owner::series),
                 ownerRoute("GET", OwnerRoutes.COLLECTION + "/{id}", owner::get),
                 ownerRoute("PUT", OwnerRoutes.COLLECTION + "/{id}", owner::revise),
                 ownerRoute("DELETE", OwnerRoutes.COLLECTION + "/{id}", owner::cancel),
@@ -66,6 +79,9 @@ final class Routes {
                         .map(routes -> routes.owner(request))
                         .orElseGet(() -> historyUnavailable()))),
                 ownerPreflight(OwnerRoutes.COLLECTION, "GET, POST"),
+                ownerPreflight(OwnerRoutes.BATCH, "POST"),
+                ownerPreflight(OwnerRoutes.CANCEL_MATCHING, "POST"),
+                ownerPreflight(OwnerRoutes.SERIES + "/{series}", "GET"),
                 ownerPreflight(OwnerRoutes.COLLECTION + "/{id}", "GET, PUT, DELETE"),
                 ownerPreflight(OwnerRoutes.COLLECTION + "/{id}/send-now", "POST"),
                 ownerPreflight(AttemptRoutes.OWNER, "GET"),

@@ -76,7 +76,9 @@ class AdmissionRoutesTest {
         assertThat(reply.header("Location")).isEqualTo("https://sched.example.test/v1/scheduled-messages/" + id);
         assertThat(reply.header("ETag")).isEqualTo("\"1\"");
         assertThat(reply.json().fieldNames()).toIterable().containsExactly("id", "revision", "state", "reason",
-                "channel", "event_id", "due_at", "attempts", "created_at", "updated_at", "published_at", "event");
+                "channel", "event_id", "due_at", "attempts", "created_at", "updated_at", "published_at", "series_id",
+                "event");
+        assertThat(reply.json().get("series_id").isNull()).as("a message created alone is in no series").isTrue();
         assertThat(reply.json().get("revision").asInt()).isEqualTo(1);
         assertThat(reply.json().get("state").asText()).isEqualTo("scheduled");
         assertThat(reply.json().get("reason").isNull()).isTrue();

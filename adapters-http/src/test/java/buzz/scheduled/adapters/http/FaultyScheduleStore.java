@@ -1,15 +1,20 @@
 package buzz.scheduled.adapters.http;
 
 import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.port.in.CancelMatchingUseCase.CancelMatchingResult;
+import buzz.scheduled.application.port.in.CancelMatchingUseCase.Selection;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.in.SeriesSummaryUseCase.SeriesSummary;
 import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
+import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.sql.SQLException;
+import buzz.scheduled.domain.schedule.SeriesId;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.time.Instant;
@@ -75,6 +80,30 @@ final class FaultyScheduleStore implements OwnerMessageQueries, MessageAdmission
     public CreateResult create(ScheduledMessage message, IdempotencyKey key, CreateLimits limits) {
         fault();
         return delegate.create(message, key, limits);
+    }
+
+    @Override
+    public List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits) {
+        fault();
+        return delegate.createBatch(entries, limits);
+    }
+
+    @Override
+    public Set<Channel> deletedChannels(Collection<Channel> channels) {
+        fault();
+        return delegate.deletedChannels(channels);
+    }
+
+    @Override
+    public Optional<SeriesSummary> seriesSummary(PublicKey owner, SeriesId series) {
+        fault();
+        return delegate.seriesSummary(owner, series);
+    }
+
+    @Override
+    public CancelMatchingResult.Cancelled cancelMatching(PublicKey owner, Selection selection) {
+        fault();
+        return delegate.cancelMatching(owner, selection);
     }
 
     @Override

@@ -73,6 +73,7 @@ class OpenApiDocumentTest {
     void everyDocumentedRoute_isServed() throws IOException {
         for (HttpApi.Route route : documented(classpathCopy())) {
             String path = route.path().replace("{id}", "00000000-0000-4000-8000-000000000001")
+                    .replace("{series}", "00000000-0000-4000-8000-000000000002")
                     .replace("{channel}", "general").replace("{pubkey}", "a1".repeat(32));
 
             ApiFixture.Reply reply = api.call(route.method(), path).send();

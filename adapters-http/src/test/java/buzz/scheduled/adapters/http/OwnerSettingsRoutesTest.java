@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class OwnerSettingsRoutesTest {
     private final InMemoryOwnerSettingsStore store = new InMemoryOwnerSettingsStore();
     private final AtomicBoolean limited = new AtomicBoolean();
-    private final OwnerWriteLimiter writes = owner -> limited.get() ? Optional.of(Duration.ofSeconds(3))
+    private final OwnerWriteLimiter writes = (owner, count) -> limited.get() ? Optional.of(Duration.ofSeconds(3))
             : Optional.empty();
 
     private ApiFixture api() {

@@ -20,9 +20,7 @@ import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.FailureReason;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -101,30 +99,8 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
      * payload and history purged.
      */
     private static int revoke(DSLContext tx, Condition which, FailureReason reason) {
-        List<UUID> revoked = tx.update(SCHEDULED_MESSAGE)
-                .set(SCHEDULED_MESSAGE.STATE, StateLiterals.REVOKED_INTO)
-                .set(SCHEDULED_MESSAGE.REASON, reason.wireName())
-                .setNull(SCHEDULED_MESSAGE.EVENT_JSON)
-                .setNull(SCHEDULED_MESSAGE.FENCING_TOKEN)
-                .setNull(SCHEDULED_MESSAGE.LEASE_UNTIL)
-                .setNull(SCHEDULED_MESSAGE.RETRY_AT)
-                .set(SCHEDULED_MESSAGE.FINISHED_AT, NOW)
-                .set(SCHEDULED_MESSAGE.UPDATED_AT, NOW)
-                .where(which)
-                .and(StateLiterals.pending(SCHEDULED_MESSAGE))
-                .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.REVOCABLE))
-                .and(SCHEDULED_MESSAGE.ID.eq(any(lockedInIdOrder(which.and(StateLiterals.pending(SCHEDULED_MESSAGE))
-                        .and(SCHEDULED_MESSAGE.STATE.in(StateLiterals.REVOCABLE))))))
-                .returning(SCHEDULED_MESSAGE.ID)
-                .fetch(SCHEDULED_MESSAGE.ID);
-        if (!revoked.isEmpty()) {
-            tx.update(SCHEDULED_MESSAGE_REVISION)
-                    .setNull(SCHEDULED_MESSAGE_REVISION.EVENT_JSON)
-                    .where(SCHEDULED_MESSAGE_REVISION.MESSAGE_ID.in(revoked))
-                    .and(SCHEDULED_MESSAGE_REVISION.EVENT_JSON.isNotNull())
-                    .execute();
-        }
-        return revoked.size();
+        return TerminalWrites.end(tx, which, StateLiterals.REVOCABLE, StateLiterals.REVOKED_INTO,
+                Optional.of(reason)).size();
     }
 
     private static void purgeHistory(DSLContext tx, Condition messages) {
@@ -142,21 +118,8 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
         Condition theirs = SCHEDULED_MESSAGE.OWNER.eq(owner.hex());
         return SessionFaults.retriedOnce(() -> dsl.deleteFrom(SCHEDULED_MESSAGE)
                 .where(theirs)
-                .and(SCHEDULED_MESSAGE.ID.eq(any(lockedInIdOrder(theirs))))
+                .and(SCHEDULED_MESSAGE.ID.eq(any(TerminalWrites.lockedInIdOrder(theirs))))
                 .execute());
-    }
-
-    /**
-     * The ids of the rows matching {@code which}, locked in id order (an InitPlan, run once) before the
-     * statement using them writes: the grouped delivery writes and the lease renewal lock their rows in id
-     * order too, so a multi-row write here and one of theirs never wait on each other in a cycle.
-     */
-    private static Field<UUID[]> lockedInIdOrder(Condition which) {
-        return array(select(SCHEDULED_MESSAGE.ID)
-                .from(SCHEDULED_MESSAGE)
-                .where(which)
-                .orderBy(SCHEDULED_MESSAGE.ID)
-                .forUpdate());
     }
 
     @Override

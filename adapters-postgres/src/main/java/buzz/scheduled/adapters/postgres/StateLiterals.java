@@ -1,6 +1,7 @@
 package buzz.scheduled.adapters.postgres;
 
 import buzz.scheduled.adapters.postgres.jooq.tables.ScheduledMessageTable;
+import buzz.scheduled.domain.schedule.OwnerRefusal;
 import buzz.scheduled.domain.schedule.StateName;
 import buzz.scheduled.domain.schedule.Transition;
 import java.util.Collection;
@@ -51,6 +52,13 @@ final class StateLiterals {
     static final List<Field<String>> REVOCABLE = fields(Transition.REVOKE.startStates());
     /** What a revocation makes it ({@code failed}). */
     static final String REVOKED_INTO = Transition.REVOKE.target().wireName();
+    /** What an owner's cancel moves: {@code 'scheduled'}, {@code 'claimed'}. */
+    static final List<Field<String>> CANCELLABLE = fields(Transition.CANCEL.startStates());
+    /** What an owner's cancel makes it: {@code cancelled}. */
+    static final String CANCELLED_INTO = Transition.CANCEL.target().wireName();
+    /** Where an owner's cancel is refused because the message is being sent ({@code sending}). */
+    static final List<Field<String>> DISPATCHING = fields(StateName.where(state -> Transition.CANCEL.from(state)
+            instanceof Transition.Step.Refused refused && refused.refusal() == OwnerRefusal.DISPATCHING));
     /** Pending but not revocable ({@code sending}): left to its claim's fenced finishing write. */
     static final List<Field<String>> IN_FLIGHT = fields(StateName.where(state -> !state.terminal()
             && !Transition.REVOKE.startStates().contains(state)));

@@ -122,7 +122,7 @@ class ClaimQueryPlanTest {
                         + " lpad('abc', 64, '0'), 'channel-7', 1, 'scheduled', repeat('e', 64), '{}',"
                         + " date_trunc('hour', now()) + interval '1 minute', now(), 'key-1',"
                         + " date_trunc('hour', now()), date_trunc('hour', now()) + interval '5 minutes',"
-                        + " 1000000, 1000000, 1000000)").close();
+                        + " 1000000, 1000000, 1000000, NULL)").close();
                 for (java.sql.SQLWarning w = statement.getWarnings(); w != null; w = w.getNextWarning()) {
                     plans.add(w.getMessage());
                 }

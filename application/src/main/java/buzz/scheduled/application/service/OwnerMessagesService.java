@@ -1,5 +1,6 @@
 package buzz.scheduled.application.service;
 
+import buzz.scheduled.application.port.in.CancelMatchingUseCase;
 import buzz.scheduled.application.port.in.CancelMessageUseCase;
 import buzz.scheduled.application.port.in.GetMessageUseCase;
 import buzz.scheduled.application.port.in.ListMessagesUseCase;
@@ -7,8 +8,10 @@ import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
 import buzz.scheduled.application.port.in.OwnerChangeResult;
 import buzz.scheduled.application.port.in.ReviseMessageUseCase;
+import buzz.scheduled.application.port.in.ScheduleBatchUseCase;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase;
 import buzz.scheduled.application.port.in.SendNowUseCase;
+import buzz.scheduled.application.port.in.SeriesSummaryUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
 import buzz.scheduled.application.port.out.DueWorkNotice;
@@ -35,10 +38,19 @@ import buzz.scheduled.domain.schedule.RefusalCode;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.SeriesId;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The owner's side: schedule, edit, cancel, send now, get and list (docs/openapi.yaml, tag owner). Admission applies
@@ -52,7 +64,8 @@ import java.util.function.Function;
  * so it is picked up at once even while the database's own notifications do not arrive.
  */
 public final class OwnerMessagesService implements ScheduleMessageUseCase, ReviseMessageUseCase,
-        CancelMessageUseCase, SendNowUseCase, GetMessageUseCase, ListMessagesUseCase {
+        CancelMessageUseCase, SendNowUseCase, GetMessageUseCase, ListMessagesUseCase, ScheduleBatchUseCase,
+        CancelMatchingUseCase, SeriesSummaryUseCase {
 
     /** Compare-and-set attempts before a change gives up to a storm of concurrent writers. */
     private static final int MAX_CAS_ATTEMPTS = 8;
@@ -153,15 +166,109 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         String key = command.idempotencyKey().orElse(command.event().id().hex());
         CreateResult created = admissions.create(message, new MessageAdmission.IdempotencyKey(command.owner(), key),
                 settings.limits());
-        return switch (created) {
-            case CreateResult.Created c -> {
-                dueWork.dueAt(c.message().dueAt());
-                yield new ScheduleResult.Created(c.message());
+        if (created instanceof CreateResult.Created c) {
+            dueWork.dueAt(c.message().dueAt());
+        }
+        return answer(created, message);
+    }
+
+    /**
+     * Each item exactly as {@link #schedule} checks one — the same {@link #screen}, tombstone and access steps and the
+     * store's limits ({@link MessageAdmission#createBatch}) — with three things shared by the batch: the owner's rate
+     * (all its writes at once), one tombstone look-up for its channels, and one access question per channel and kind.
+     */
+    @Override
+    public BatchResult scheduleBatch(ScheduleBatchCommand command) {
+        PublicKey owner = command.owner();
+        List<BatchItem> items = command.items();
+        Optional<Duration> wait = writes.tryWrites(owner, items.size());
+        if (wait.isPresent()) {
+            return new BatchResult.RateLimited(wait.get(), batchRateLimitedMessage(items.size(), wait.get()));
+        }
+        Instant now = clock.now();
+        ScheduleResult[] results = new ScheduleResult[items.size()];
+        Admission[] screened = new Admission[items.size()];
+        Set<Channel> channels = new LinkedHashSet<>();
+        for (int i = 0; i < items.size(); i++) {
+            switch (items.get(i)) {
+                case BatchItem.Malformed malformed -> results[i] = new ScheduleResult.Refused(malformed.refusal());
+                case BatchItem.Signed signed -> {
+                    switch (screen(owner, signed.event(), Timing.FUTURE, now)) {
+                        case Admit.Ok ok -> {
+                            screened[i] = ok.admission();
+                            channels.add(ok.admission().channel());
+                        }
+                        case Admit.No no -> results[i] = new ScheduleResult.Refused(no.refusal());
+                        case Admit.Down down -> results[i] = new ScheduleResult.Unavailable(down.message());
+                    }
+                }
             }
+        }
+        Set<Channel> deleted = channels.isEmpty() ? Set.of() : admissions.deletedChannels(channels);
+        Map<AccessQuestion, AccessDecision> decisions = new HashMap<>();
+        Optional<SeriesId> series = command.series() ? Optional.of(new SeriesId(ids.next().value()))
+                : Optional.empty();
+        List<MessageAdmission.BatchEntry> entries = new ArrayList<>();
+        List<Integer> positions = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            if (screened[i] == null) {
+                continue;
+            }
+            switch (decide(owner, screened[i], deleted::contains, (channel, kind) -> decisions.computeIfAbsent(
+                    new AccessQuestion(channel, kind), question -> access.check(owner, channel, kind)))) {
+                case Admit.Ok ok -> {
+                    ScheduledMessage admitted = ScheduledMessage.admit(ids.next(), ok.admission(), now);
+                    ScheduledMessage message = series.map(admitted::inSeries).orElse(admitted);
+                    String key = ((BatchItem.Signed) items.get(i)).idempotencyKey()
+                            .orElse(message.eventId().hex());
+                    entries.add(new MessageAdmission.BatchEntry(message, new MessageAdmission.IdempotencyKey(owner,
+                            key)));
+                    positions.add(i);
+                }
+                case Admit.No no -> results[i] = new ScheduleResult.Refused(no.refusal());
+                case Admit.Down down -> results[i] = new ScheduleResult.Unavailable(down.message());
+            }
+        }
+        List<CreateResult> stored = entries.isEmpty() ? List.of() : admissions.createBatch(entries, settings.limits());
+        if (stored.size() != entries.size()) {
+            throw new IllegalStateException("the store answered " + stored.size() + " of " + entries.size()
+                    + " batch entries");
+        }
+        Optional<Instant> earliest = Optional.empty();
+        for (int j = 0; j < entries.size(); j++) {
+            CreateResult created = stored.get(j);
+            if (created instanceof CreateResult.Created c
+                    && earliest.map(e -> c.message().dueAt().isBefore(e)).orElse(true)) {
+                earliest = Optional.of(c.message().dueAt());
+            }
+            results[positions.get(j)] = answer(created, entries.get(j).message());
+        }
+        earliest.ifPresent(dueWork::dueAt);
+        return new BatchResult.Answered(List.of(results), answeredSeries(series, stored));
+    }
+
+    /** The series a batch answers: its own if it created anything, else that of its first replayed series item. */
+    private static Optional<SeriesId> answeredSeries(Optional<SeriesId> series, List<CreateResult> stored) {
+        if (series.isEmpty()) {
+            return Optional.empty();
+        }
+        if (stored.stream().anyMatch(CreateResult.Created.class::isInstance)) {
+            return series;
+        }
+        return stored.stream()
+                .flatMap(result -> result instanceof CreateResult.Replayed r ? r.message().series().stream()
+                        : java.util.stream.Stream.empty())
+                .findFirst();
+    }
+
+    /** The answer to a create the store decided, for {@code message} (the one offered for storage). */
+    private ScheduleResult answer(CreateResult created, ScheduledMessage message) {
+        return switch (created) {
+            case CreateResult.Created c -> new ScheduleResult.Created(c.message());
             case CreateResult.Replayed r -> new ScheduleResult.Replayed(r.message());
             case CreateResult.IdempotencyConflict c -> new ScheduleResult.IdempotencyConflict(
                     "idempotency key was used for event " + c.existingEventId() + " (message " + c.existing()
-                            + "), not for event " + command.event().id());
+                            + "), not for event " + message.eventId());
             case CreateResult.ChannelDeleted d -> new ScheduleResult.Refused(new Refusal(
                     RefusalCode.CHANNEL_NOT_FOUND, "channel " + message.channel() + " was deleted"));
             case CreateResult.TooManyPending t -> new ScheduleResult.Refused(new Refusal(
@@ -169,6 +276,20 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             case CreateResult.ChannelWindowFull w -> new ScheduleResult.Refused(
                     windowFull(message.channel(), w.scope(), w.limit(), w.windowStart()));
         };
+    }
+
+    @Override
+    public CancelMatchingResult cancelMatching(CancelMatchingCommand command) {
+        Optional<Duration> wait = writes.tryWrite(command.owner());
+        if (wait.isPresent()) {
+            return new CancelMatchingResult.RateLimited(wait.get(), rateLimitedMessage(wait.get()));
+        }
+        return changes.cancelMatching(command.owner(), command.selection());
+    }
+
+    @Override
+    public Optional<SeriesSummary> seriesSummary(PublicKey owner, SeriesId series) {
+        return queries.seriesSummary(owner, series);
     }
 
     @Override
@@ -240,6 +361,13 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
         return "too many writes from this owner; the next create, edit, cancel or send-now is allowed in " + seconds
                 + " s (retry after " + seconds + " s)";
+    }
+
+    private static String batchRateLimitedMessage(int events, Duration wait) {
+        long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        return "too many writes from this owner; a batch of " + events + " events takes " + events
+                + " writes at once (one from a full allowance when it holds fewer), which this owner has in "
+                + seconds + " s (retry after " + seconds + " s); nothing was stored";
     }
 
     private Optional<ScheduledMessage> owned(PublicKey owner, ScheduleId id) {
@@ -328,6 +456,16 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
      * stored limits.
      */
     private Admit admit(PublicKey owner, NostrEvent event, Timing timing, Instant now) {
+        return switch (screen(owner, event, timing, now)) {
+            case Admit.Ok ok -> decide(owner, ok.admission(), admissions::channelDeleted,
+                    (channel, kind) -> access.check(owner, channel, kind));
+            case Admit.No no -> no;
+            case Admit.Down down -> down;
+        };
+    }
+
+    /** The checks that need neither storage nor the access policy: signature, the I/O-free rules, the relay's limits. */
+    private Admit screen(PublicKey owner, NostrEvent event, Timing timing, Instant now) {
         if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
             return new Admit.No(new Refusal(RefusalCode.INVALID_EVENT, invalid.reason()));
         }
@@ -340,15 +478,30 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         if (relayRefusal.isPresent()) {
             return new Admit.No(relayRefusal.get());
         }
-        if (admissions.channelDeleted(admission.channel())) {
+        return new Admit.Ok(admission);
+    }
+
+    /**
+     * The tombstone, then access, for an admission {@link #screen} let through.
+     *
+     * @param deleted  whether a channel has a tombstone
+     * @param decision the access policy's answer for a channel and kind
+     */
+    private static Admit decide(PublicKey owner, Admission admission, Predicate<Channel> deleted,
+                                BiFunction<Channel, Integer, AccessDecision> decision) {
+        if (deleted.test(admission.channel())) {
             return new Admit.No(new Refusal(RefusalCode.CHANNEL_NOT_FOUND,
                     "channel " + admission.channel() + " was deleted"));
         }
-        return switch (access.check(owner, admission.channel(), event.kind())) {
+        return switch (decision.apply(admission.channel(), admission.event().kind())) {
             case AccessDecision.Allowed allowed -> new Admit.Ok(admission);
             case AccessDecision.Denied denied -> new Admit.No(new Refusal(denied.code(), denied.message()));
             case AccessDecision.Unavailable unavailable -> new Admit.Down(unavailable.message());
         };
+    }
+
+    /** One access question of a batch: the owner asks for a channel and an event kind. */
+    private record AccessQuestion(Channel channel, int kind) {
     }
 
     /** How far an event got through admission before the stored limits. */

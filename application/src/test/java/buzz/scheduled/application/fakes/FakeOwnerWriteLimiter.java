@@ -9,7 +9,8 @@ import java.util.Optional;
 
 /**
  * A write limiter for tests: unlimited until {@link #allow} gives an owner a number of writes, after which that
- * owner's writes are refused with the given wait; it counts every write asked for.
+ * owner's writes are refused with the given wait (a batch asking for more than are left is refused whole); it counts
+ * every write asked for.
  */
 public final class FakeOwnerWriteLimiter implements OwnerWriteLimiter {
     private final Map<PublicKey, Integer> left = new HashMap<>();
@@ -24,16 +25,16 @@ public final class FakeOwnerWriteLimiter implements OwnerWriteLimiter {
     }
 
     @Override
-    public synchronized Optional<Duration> tryWrite(PublicKey owner) {
-        asked.merge(owner, 1, Integer::sum);
+    public synchronized Optional<Duration> tryWrites(PublicKey owner, int writes) {
+        asked.merge(owner, writes, Integer::sum);
         Integer remaining = left.get(owner);
         if (remaining == null) {
             return Optional.empty();
         }
-        if (remaining == 0) {
+        if (remaining < writes) {
             return Optional.of(wait);
         }
-        left.put(owner, remaining - 1);
+        left.put(owner, remaining - writes);
         return Optional.empty();
     }
 

@@ -159,6 +159,6 @@ public final class InMemoryChannelAdministration implements ChannelAdministratio
 
     private static ScheduledMessage withoutPayload(ScheduledMessage m) {
         return new ScheduledMessage(m.id(), m.owner(), m.channel(), m.revision(), m.eventId(), m.dueAt(),
-                Optional.empty(), m.state(), m.attempts(), m.createdAt(), m.updatedAt());
+                Optional.empty(), m.state(), m.attempts(), m.createdAt(), m.updatedAt(), m.series());
     }
 }

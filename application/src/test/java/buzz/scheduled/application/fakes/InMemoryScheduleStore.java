@@ -1,8 +1,11 @@
 package buzz.scheduled.application.fakes;
 
+import buzz.scheduled.application.port.in.CancelMatchingUseCase.CancelMatchingResult;
+import buzz.scheduled.application.port.in.CancelMatchingUseCase.Selection;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.in.SeriesSummaryUseCase.SeriesSummary;
 import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
 import buzz.scheduled.application.port.out.OwnerMessageChanges;
@@ -12,10 +15,14 @@ import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.OwnerOutcome;
+import buzz.scheduled.domain.schedule.OwnerRefusal;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
+import buzz.scheduled.domain.schedule.ScheduleState.Published;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.SeriesId;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -86,6 +93,59 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
         return new CreateResult.Created(message);
     }
 
+    /** Every entry in order under the store's lock, which makes the batch one transaction. */
+    @Override
+    public synchronized List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits) {
+        List<CreateResult> results = new ArrayList<>(entries.size());
+        for (BatchEntry entry : entries) {
+            results.add(create(entry.message(), entry.key(), limits));
+        }
+        return results;
+    }
+
+    @Override
+    public synchronized Optional<SeriesSummary> seriesSummary(PublicKey owner, SeriesId series) {
+        List<ScheduledMessage> members = rows.values().stream()
+                .filter(m -> m.owner().equals(owner) && m.series().equals(Optional.of(series))).toList();
+        if (members.isEmpty()) {
+            return Optional.empty();
+        }
+        List<Instant> due = members.stream().filter(m -> !m.state().terminal()).map(ScheduledMessage::dueAt)
+                .sorted().toList();
+        return Optional.of(new SeriesSummary(series, members.size(), due.size(), count(members, Published.class),
+                count(members, ScheduleState.Cancelled.class), count(members, ScheduleState.Failed.class),
+                due.stream().findFirst(), due.isEmpty() ? Optional.empty() : Optional.of(due.get(due.size() - 1))));
+    }
+
+    private static int count(List<ScheduledMessage> messages, Class<? extends ScheduleState> state) {
+        return (int) messages.stream().filter(m -> state.isInstance(m.state())).count();
+    }
+
+    /** Each matching row through the domain's own cancel, written like {@link #replace}. */
+    @Override
+    public synchronized CancelMatchingResult.Cancelled cancelMatching(PublicKey owner, Selection selection) {
+        int cancelled = 0;
+        int sending = 0;
+        for (ScheduledMessage message : List.copyOf(rows.values())) {
+            if (!message.owner().equals(owner)
+                    || !selection.matches(message.channel(), message.series(), message.dueAt())) {
+                continue;
+            }
+            switch (message.cancel(clock.now())) {
+                case OwnerOutcome.Changed changed -> {
+                    replace(message, changed.message());
+                    cancelled++;
+                }
+                case OwnerOutcome.Refused refused -> sending += refused.refusal() == OwnerRefusal.DISPATCHING ? 1 : 0;
+                case OwnerOutcome.Unchanged unchanged -> {
+                }
+                case OwnerOutcome.RevisionConflict conflict -> throw new IllegalStateException(
+                        "a cancel has no revision to conflict with");
+            }
+        }
+        return new CancelMatchingResult.Cancelled(cancelled, sending);
+    }
+
     @Override
     public synchronized Optional<ScheduledMessage> find(ScheduleId id) {
         return Optional.ofNullable(rows.get(id));
@@ -97,6 +157,7 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
                 .filter(m -> m.owner().equals(query.owner()))
                 .filter(m -> query.states().contains(m.state().wireName()))
                 .filter(m -> query.channel().map(c -> c.equals(m.channel())).orElse(true))
+                .filter(m -> query.series().map(series -> m.series().equals(Optional.of(series))).orElse(true))
                 .filter(m -> query.after().map(c -> after(m, c)).orElse(true))
                 .sorted(BY_DUE)
                 .limit(query.limit() + 1L)
@@ -137,6 +198,11 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
         rows.put(next.id(), next);
         if (!next.revision().equals(expected.revision())) {
             history.get(next.id()).add(StoredRevision.of(next));
+        }
+        if (next.event().isEmpty()) {
+            // Purged (cancel, terminal failure): as in PostgreSQL, no revision keeps its event either.
+            history.computeIfPresent(next.id(), (id, revisions) -> new ArrayList<>(revisions.stream()
+                    .map(r -> new StoredRevision(r.revision(), r.eventId(), Optional.empty())).toList()));
         }
         return true;
     }

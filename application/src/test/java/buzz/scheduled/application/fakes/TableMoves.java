@@ -38,7 +38,8 @@ final class TableMoves {
                 to.hasReason() ? parts.reason() : Optional.empty()));
         return Optional.of(new ScheduledMessage(message.id(), message.owner(), message.channel(), message.revision(),
                 message.eventId(), message.dueAt(), to.keepsEvent() ? message.event() : Optional.empty(), next,
-                message.attempts() + (transition.countsAttempt() ? 1 : 0), message.createdAt(), now));
+                message.attempts() + (transition.countsAttempt() ? 1 : 0), message.createdAt(), now,
+                message.series()));
     }
 
     /** No parts: a move into a state that holds nothing but its name (and its end time). */

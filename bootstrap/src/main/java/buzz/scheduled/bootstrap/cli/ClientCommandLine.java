@@ -1,6 +1,8 @@
 package buzz.scheduled.bootstrap.cli;
 
 import buzz.scheduled.domain.schedule.StateName;
+import java.time.DateTimeException;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,11 +37,11 @@ final class ClientCommandLine {
 
     private static final Set<String> COMMON_WITH_VALUE = Set.of("--url", "--key-file");
     private static final Map<String, Set<String>> OPTIONS = Map.of(
-            "schedule", Set.of("--channel", "--at", "--in", "--kind", "--tag"),
-            "list", Set.of("--state", "--channel", "--limit", "--cursor"),
+            "schedule", Set.of("--channel", "--at", "--in", "--kind", "--tag", "--tz", "--every", "--count"),
+            "list", Set.of("--state", "--channel", "--limit", "--cursor", "--series"),
             "get", Set.of(),
-            "edit", Set.of("--at", "--in"),
-            "cancel", Set.of(),
+            "edit", Set.of("--at", "--in", "--tz"),
+            "cancel", Set.of("--series", "--channel", "--due-after", "--due-before", "--tz"),
             "send-now", Set.of(),
             "settings", Set.of("--notices"));
     private static final Set<String> REPEATABLE = Set.of("--tag");
@@ -47,34 +49,55 @@ final class ClientCommandLine {
     private static final String JAR = "java -jar buzz-scheduled-delivery.jar";
     private static final Map<String, String> USAGE = Map.of(
             "schedule", """
-                    usage: %s schedule --channel <h> (--at <time> | --in <delay>) [--kind 9] [--tag k=v]... <content>
-                    Signs a message for the channel with the due time as its created_at and schedules it.
+                    usage: %s schedule --channel <h> (--at <time> | --in <delay>) [--tz <zone>]
+                               [--every <step> --count <n>] [--kind 9] [--tag k=v]... <content>
+                    Signs a message for the channel with the due time as its created_at and schedules it; with --every
+                    and --count, signs every occurrence of a series and sends them as one batch (one series id).
                       --channel <h>   the channel: the event's h tag
-                      --at <time>     Unix seconds, or RFC 3339 with an offset (2026-03-01T09:30:00Z, 2026-03-01T10:30:00+01:00)
+                      --at <time>     Unix seconds, or RFC 3339 with an offset (2026-03-01T09:30:00Z, 2026-03-01T10:30:00+01:00),
+                                      or with --tz a local time (2026-12-07 09:00)
                       --in <delay>    from now: 10s, 5m, 2h, 1d, 1h30m
+                      --tz <zone>     an IANA time zone (Europe/Berlin): where --at is a local time and where a series
+                                      keeps its time of day; a local time skipped by a daylight-saving change moves
+                                      later by the gap (02:30 -> 03:30), one that happens twice is the first of the two
+                      --every <step>  a series: 1d, 2w, 1mo (same local time in --tz, across daylight-saving
+                                      changes) or 6h (elapsed hours); needs --tz and --count
+                      --count <n>     how many occurrences, 1 to 100 (one batch)
                       --kind <n>      the event kind (default 9, a chat message)
                       --tag <k=v>     an extra tag ["k","v"]; repeat it for more
-                      <content>       the message (words are joined with spaces; - reads it from stdin)""",
+                      <content>       the message (words are joined with spaces; - reads it from stdin)
+                    e.g. schedule --channel ops --at "2026-12-07 09:00" --tz Europe/Berlin --every 1w --count 12 stand-up""",
             "list", """
-                    usage: %s list [--state s1,s2] [--channel <h>] [--limit n] [--cursor c]
+                    usage: %s list [--state s1,s2] [--channel <h>] [--series <id>] [--limit n] [--cursor c]
                     Lists your messages by due time; by default the pending ones (%2$s).
                       --state <list>  states to list: %3$s
                       --channel <h>   only this channel
+                      --series <id>   only this series (as schedule --every printed it), then how many remain and
+                                      when the last is due
                       --limit <n>     at most n (1 to 200, default 50); the next page is --cursor <next_cursor>
                       --cursor <c>    continue where the previous page ended""",
             "get", """
                     usage: %s get <id>
                     Shows one of your messages: state, due time, channel, revision, the event.""",
             "edit", """
-                    usage: %s edit <id> [--at <time> | --in <delay>] [<content>]
+                    usage: %s edit <id> [--at <time> | --in <delay>] [--tz <zone>] [<content>]
                     Signs the next revision of a pending message (same kind and tags) with a new due time, new
                     content, or both, and replaces the stored one (If-Match on the revision it read).
-                      --at <time>     Unix seconds, or RFC 3339 with an offset
+                      --at <time>     Unix seconds, or RFC 3339 with an offset, or with --tz a local time
                       --in <delay>    from now: 10s, 5m, 2h, 1d, 1h30m
+                      --tz <zone>     an IANA time zone (Europe/Berlin) for a local --at
                       <content>       the new message (- reads it from stdin); left out, the content stays""",
             "cancel", """
                     usage: %s cancel <id>
-                    Cancels a pending message; its stored event is deleted at once.""",
+                           %1$s cancel [--series <id>] [--channel <h>] [--due-after <time>] [--due-before <time>]
+                    Cancels a pending message; its stored event is deleted at once. With options instead of an id,
+                    cancels every pending message of yours that matches all of them, in one request, and prints how
+                    many; messages being sent right now cannot be stopped and are counted apart.
+                      --series <id>       the occurrences of a series (as schedule --every printed it)
+                      --channel <h>       a channel's
+                      --due-after <time>  due at or after this time (as --at takes it)
+                      --due-before <time> due before this time
+                      --tz <zone>         an IANA time zone for local due times""",
             "send-now", """
                     usage: %s send-now <id>
                     Makes a pending message due now. When its created_at is further ahead than the relay accepts,
@@ -170,7 +193,7 @@ final class ClientCommandLine {
             case "list" -> list(options, positional);
             case "get" -> new ClientRequest.Get(onlyId(command, positional));
             case "edit" -> edit(options, positional, stdin);
-            case "cancel" -> new ClientRequest.Cancel(onlyId(command, positional));
+            case "cancel" -> cancel(options, positional);
             case "send-now" -> new ClientRequest.SendNow(onlyId(command, positional));
             case "settings" -> settings(options, positional);
             default -> throw new IllegalStateException("no parser for " + command);
@@ -196,14 +219,50 @@ final class ClientCommandLine {
         if (channel.isEmpty()) {
             throw ClientFailure.usage("--channel is empty; name the channel (the h tag)");
         }
-        DueTime due = due(options).orElseThrow(() -> ClientFailure.usage(
+        Optional<ZoneId> zone = zone(options);
+        DueTime due = due(options, zone).orElseThrow(() -> ClientFailure.usage(
                 "schedule needs --at <time> or --in <delay>: when the message is due"));
         int kind = single(options, "--kind").map(ClientCommandLine::kind).orElse(9);
         List<List<String>> tags = options.getOrDefault("--tag", List.of()).stream().map(ClientCommandLine::tag).toList();
+        Optional<String> every = single(options, "--every");
+        Optional<String> count = single(options, "--count");
+        Optional<ClientRequest.Series> series = Optional.empty();
+        if (every.isPresent() || count.isPresent()) {
+            if (every.isEmpty() || count.isEmpty()) {
+                throw ClientFailure.usage("a series needs both --every <step> and --count <n>");
+            }
+            Recurrence recurrence = Recurrence.parse(every.get(), count.get());
+            series = Optional.of(new ClientRequest.Series(recurrence, zone.orElseThrow(() -> ClientFailure.usage(
+                    "--every needs --tz <zone> (an IANA time zone such as Europe/Berlin): the occurrences keep their"
+                            + " local time of day there across daylight-saving changes"))));
+        }
         if (positional.isEmpty()) {
             throw ClientFailure.usage("schedule needs the message content after the options (- reads it from stdin)");
         }
-        return new ClientRequest.Schedule(channel, due, kind, tags, content(positional, stdin));
+        return new ClientRequest.Schedule(channel, due, kind, tags, content(positional, stdin), series);
+    }
+
+    private static ClientRequest cancel(Map<String, List<String>> options, List<String> positional) {
+        Optional<ZoneId> zone = zone(options);
+        Optional<String> channel = single(options, "--channel");
+        Optional<UUID> series = single(options, "--series").map(text -> id("--series", text));
+        Optional<DueTime> after = single(options, "--due-after").map(text -> DueTime.at(text, zone));
+        Optional<DueTime> before = single(options, "--due-before").map(text -> DueTime.at(text, zone));
+        boolean selecting = channel.isPresent() || series.isPresent() || after.isPresent() || before.isPresent();
+        if (!selecting) {
+            if (zone.isPresent()) {
+                throw ClientFailure.usage("--tz goes with --due-after or --due-before");
+            }
+            return new ClientRequest.Cancel(onlyId("cancel", positional));
+        }
+        if (!positional.isEmpty()) {
+            throw ClientFailure.usage("cancel takes either one message id or --series/--channel/--due-after/"
+                    + "--due-before, not both; got " + String.join(" ", positional));
+        }
+        if (channel.isPresent() && channel.get().isEmpty()) {
+            throw ClientFailure.usage("--channel is empty; name the channel (the h tag)");
+        }
+        return new ClientRequest.CancelMatching(channel, series, after, before);
     }
 
     private static ClientRequest list(Map<String, List<String>> options, List<String> positional) {
@@ -217,7 +276,7 @@ final class ClientCommandLine {
             return Integer.parseInt(text);
         });
         return new ClientRequest.ListItems(single(options, "--state"), single(options, "--channel"), limit,
-                single(options, "--cursor"));
+                single(options, "--cursor"), single(options, "--series").map(text -> id("--series", text)));
     }
 
     private static ClientRequest edit(Map<String, List<String>> options, List<String> positional,
@@ -227,7 +286,7 @@ final class ClientCommandLine {
         }
         UUID id = id(positional.get(0));
         List<String> words = positional.subList(1, positional.size());
-        Optional<DueTime> due = due(options);
+        Optional<DueTime> due = due(options, zone(options));
         Optional<String> content = words.isEmpty() ? Optional.empty() : Optional.of(content(words, stdin));
         if (due.isEmpty() && content.isEmpty()) {
             throw ClientFailure.usage("edit needs a new due time (--at or --in), new content, or both");
@@ -235,13 +294,25 @@ final class ClientCommandLine {
         return new ClientRequest.Edit(id, due, content);
     }
 
-    private static Optional<DueTime> due(Map<String, List<String>> options) {
+    private static Optional<DueTime> due(Map<String, List<String>> options, Optional<ZoneId> zone) {
         Optional<String> at = single(options, "--at");
         Optional<String> in = single(options, "--in");
         if (at.isPresent() && in.isPresent()) {
             throw ClientFailure.usage("give --at or --in, not both");
         }
-        return at.map(DueTime::at).or(() -> in.map(DueTime::in));
+        return at.map(text -> DueTime.at(text, zone)).or(() -> in.map(DueTime::in));
+    }
+
+    /** {@code --tz}: an IANA time zone id such as {@code Europe/Berlin} (or {@code UTC}). */
+    private static Optional<ZoneId> zone(Map<String, List<String>> options) {
+        return single(options, "--tz").map(text -> {
+            try {
+                return ZoneId.of(text.strip());
+            } catch (DateTimeException e) {
+                throw ClientFailure.usage("--tz takes an IANA time zone such as Europe/Berlin or America/New_York;"
+                        + " got '" + text + "'");
+            }
+        });
     }
 
     private static int kind(String text) {
@@ -269,6 +340,14 @@ final class ClientCommandLine {
                     + (positional.isEmpty() ? "none" : positional.size() + ": " + String.join(" ", positional)));
         }
         return id(positional.get(0));
+    }
+
+    private static UUID id(String option, String text) {
+        if (!text.matches("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")) {
+            throw ClientFailure.usage(option + " takes a series id (a UUID, as schedule --every printed it); got '"
+                    + text + "'");
+        }
+        return UUID.fromString(text.toLowerCase(Locale.ROOT));
     }
 
     private static UUID id(String text) {

@@ -4,7 +4,9 @@ import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -18,19 +20,24 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.UUID;
 
 /**
  * The client subcommands of the jar — {@code schedule}, {@code list}, {@code get}, {@code edit}, {@code cancel},
  * {@code send-now} — which talk to a running sidecar's owner API (docs/openapi.yaml) as the author: each event and
  * each NIP-98 header is signed with the author's key ({@code --key-file} or {@code BUZZ_AUTHOR_KEY_FILE}) by the
- * project's BIP-340 signer. Output is a short summary, or with {@code --json} the API's JSON answer as it came.
+ * project's BIP-340 signer. A series ({@code schedule --every --count}) is every occurrence signed ahead and sent as
+ * one batch; {@code cancel} with options is the bulk cancel. Output is a short summary, or with {@code --json} the
+ * API's JSON answer as it came (a series with refused occurrences still exits {@value #EXIT_REFUSED}).
  *
  * <p>Exit codes, for scripts: {@value #EXIT_OK} done; {@value #EXIT_FAILED} an answer that is not the API's (or an
  * unexpected failure); {@value #EXIT_USAGE} bad command line; {@value #EXIT_KEY} the author's key is missing or
@@ -67,17 +74,21 @@ public final class ClientCommands {
     /** The client commands' part of the jar's usage text. */
     public static final String SUMMARY = """
             client commands (talk to a running sidecar as the author; <command> --help for each):
-              schedule --channel <h> (--at <time> | --in <delay>) [--kind 9] [--tag k=v]... <content>
-              list [--state s1,s2] [--channel <h>] [--limit n] [--cursor c]
+              schedule --channel <h> (--at <time> | --in <delay>) [--tz <zone>] [--every <step> --count <n>]
+                       [--kind 9] [--tag k=v]... <content>
+              list [--state s1,s2] [--channel <h>] [--series <id>] [--limit n] [--cursor c]
               get <id>
-              edit <id> [--at <time> | --in <delay>] [<content>]
-              cancel <id>
+              edit <id> [--at <time> | --in <delay>] [--tz <zone>] [<content>]
+              cancel <id> | cancel [--series <id>] [--channel <h>] [--due-after <time>] [--due-before <time>]
               send-now <id>
               settings [--notices none|failures|all]
               common: --url <url> (or BUZZ_URL), --key-file <file> (or BUZZ_AUTHOR_KEY_FILE), --json""";
 
     private static final String COLLECTION = "/v1/scheduled-messages";
     private static final String SETTINGS = "/v1/owner/settings";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** An occurrence's local time in its series' zone: {@code Mon 2026-12-07 09:00 CET}. */
+    private static final DateTimeFormatter LOCAL = DateTimeFormatter.ofPattern("EEE yyyy-MM-dd HH:mm zzz", Locale.ROOT);
 
     private final Map<String, String> environment;
     private final InputStream in;
@@ -123,8 +134,11 @@ public final class ClientCommands {
             try (SidecarApi api = new SidecarApi(base, new Nip98Authorization(signer, random), clock)) {
                 SidecarApi.Answer answer = perform(run.request(), api, signer);
                 out.println(json ? answer.text() : summary(run.request(), answer.body()));
+                if (!json && run.request() instanceof ClientRequest.ListItems list && list.series().isPresent()) {
+                    out.println(seriesLine(api, list.series().get()));
+                }
+                return refusedItems(command, answer);
             }
-            return EXIT_OK;
         } catch (ClientFailure failure) {
             if (json) {
                 failure.answerJson().ifPresent(out::println);
@@ -150,10 +164,16 @@ public final class ClientCommands {
                 List<List<String>> tags = new ArrayList<>();
                 tags.add(List.of("h", schedule.channel()));
                 tags.addAll(schedule.tags());
+                if (schedule.series().isPresent()) {
+                    yield api.send("POST", COLLECTION + "/batch", seriesBatch(schedule, tags, signer), Map.of())
+                            .requireSuccess();
+                }
                 NostrEvent event = signer.sign(schedule.due().epochSeconds(clock.instant()), schedule.kind(), tags,
                         schedule.content());
                 yield api.send("POST", COLLECTION, envelope(event), Map.of()).requireSuccess();
             }
+            case ClientRequest.CancelMatching cancel -> api.send("POST", COLLECTION + "/cancel", selection(cancel),
+                    Map.of()).requireSuccess();
             case ClientRequest.ListItems list -> api.get(COLLECTION + query(list)).requireSuccess();
             case ClientRequest.Get get -> api.get(item(get.id().toString())).requireSuccess();
             case ClientRequest.Edit edit -> {
@@ -182,6 +202,69 @@ public final class ClientCommands {
                             .getBytes(StandardCharsets.UTF_8), Map.of()))
                     .orElseGet(() -> api.get(SETTINGS)).requireSuccess();
         };
+    }
+
+    /**
+     * The batch of a series: every occurrence signed, each with the schedule's kind, tags and content, as
+     * {@code {"events":[…],"series":true}}.
+     */
+    private byte[] seriesBatch(ClientRequest.Schedule schedule, List<List<String>> tags, Bip340Signer signer) {
+        ClientRequest.Series series = schedule.series().orElseThrow();
+        List<Instant> occurrences = series.recurrence().occurrences(schedule.due().local(series.zone(),
+                clock.instant()), series.zone());
+        StringJoiner events = new StringJoiner(",", "{\"events\":[", "],\"series\":true}");
+        for (Instant at : occurrences) {
+            events.add(NostrEventJson.write(signer.sign(at.getEpochSecond(), schedule.kind(), tags,
+                    schedule.content())));
+        }
+        return events.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The bulk cancel's body: the parts of the selection given, due bounds in Unix seconds. */
+    private byte[] selection(ClientRequest.CancelMatching cancel) {
+        Instant now = clock.instant();
+        Map<String, Object> body = new LinkedHashMap<>();
+        cancel.channel().ifPresent(channel -> body.put("channel", channel));
+        cancel.series().ifPresent(series -> body.put("series", series.toString()));
+        cancel.dueAfter().ifPresent(due -> body.put("due_after", due.epochSeconds(now)));
+        cancel.dueBefore().ifPresent(due -> body.put("due_before", due.epochSeconds(now)));
+        try {
+            return JSON.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a selection of strings and numbers is always JSON", e);
+        }
+    }
+
+    /**
+     * The exit code of an answer the API gave with success: {@link #EXIT_OK}, or {@link #EXIT_REFUSED} when it is a
+     * batch with refused items (each then named on stderr).
+     */
+    private int refusedItems(String command, SidecarApi.Answer answer) {
+        JsonNode results = answer.body().path("results");
+        int refused = 0;
+        for (int i = 0; i < results.size(); i++) {
+            JsonNode result = results.get(i);
+            if (result.path("status").asInt() >= 300) {
+                refused++;
+                err.println(command + ": occurrence " + (i + 1) + " refused: HTTP " + result.path("status").asInt() + " "
+                        + result.path("error").asText() + ": " + result.path("message").asText());
+            }
+        }
+        return refused == 0 ? EXIT_OK : EXIT_REFUSED;
+    }
+
+    /** How a series stands, from {@code GET /v1/scheduled-messages/series/{id}}. */
+    private String seriesLine(SidecarApi api, UUID series) {
+        SidecarApi.Answer answer = api.get(COLLECTION + "/series/" + series);
+        if (answer.status() == 404) {
+            return "series " + series + ": none of its messages is stored";
+        }
+        JsonNode summary = answer.requireSuccess().body();
+        Instant now = clock.instant();
+        return "series " + series + ": " + summary.path("pending").asInt() + " of " + summary.path("total").asInt()
+                + " pending" + (summary.path("pending").asInt() > 0 ? ", next due "
+                + ItemText.time(summary.path("next_due_at"), now) + ", last due "
+                + ItemText.time(summary.path("last_due_at"), now) : "");
     }
 
     /** The next revision: the stored event's kind and tags, with the new due time and/or content. */
@@ -220,7 +303,15 @@ public final class ClientCommands {
     private String summary(ClientRequest request, JsonNode body) {
         Instant now = clock.instant();
         return switch (request) {
+            case ClientRequest.Schedule schedule when schedule.series().isPresent() ->
+                    seriesSummary(schedule.series().get(), body, now);
             case ClientRequest.Schedule schedule -> "scheduled " + ItemText.line(body, now);
+            case ClientRequest.CancelMatching cancel -> {
+                int sending = body.path("sending").asInt();
+                yield "cancelled " + body.path("cancelled").asInt() + " pending message"
+                        + (body.path("cancelled").asInt() == 1 ? "" : "s") + (sending == 0 ? "" : "; " + sending
+                        + " being sent right now could not be stopped");
+            }
             case ClientRequest.ListItems list -> {
                 StringJoiner lines = new StringJoiner("\n");
                 body.path("items").forEach(item -> lines.add(ItemText.line(item, now)));
@@ -242,6 +333,31 @@ public final class ClientCommands {
         };
     }
 
+    /**
+     * A series batch's answer: its id and how many were scheduled, then each occurrence with its local time in the
+     * series' zone, or its refusal.
+     */
+    private static String seriesSummary(ClientRequest.Series series, JsonNode body, Instant now) {
+        JsonNode results = body.path("results");
+        long scheduled = 0;
+        StringJoiner lines = new StringJoiner("\n");
+        for (int i = 0; i < results.size(); i++) {
+            JsonNode result = results.get(i);
+            if (result.has("item")) {
+                scheduled++;
+                JsonNode item = result.get("item");
+                lines.add("  " + ItemText.line(item, now) + "  " + LOCAL.format(Instant.ofEpochSecond(
+                        item.path("due_at").asLong()).atZone(series.zone())));
+            } else {
+                lines.add("  occurrence " + (i + 1) + " refused: " + result.path("error").asText() + ": "
+                        + result.path("message").asText());
+            }
+        }
+        String id = body.path("series_id").isTextual() ? body.get("series_id").asText() : "(none)";
+        return "series " + id + ": " + scheduled + " of " + results.size() + " scheduled, every "
+                + series.recurrence().step() + " in " + series.zone() + "\n" + lines;
+    }
+
     private static byte[] envelope(NostrEvent event) {
         return ("{\"event\":" + NostrEventJson.write(event) + "}").getBytes(StandardCharsets.UTF_8);
     }
@@ -256,6 +372,7 @@ public final class ClientCommands {
         list.channel().ifPresent(value -> query.add("channel=" + encode(value)));
         list.limit().ifPresent(value -> query.add("limit=" + value));
         list.cursor().ifPresent(value -> query.add("cursor=" + encode(value)));
+        list.series().ifPresent(value -> query.add("series=" + value));
         return query.toString();
     }
 

@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap.cli;
 
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -8,24 +9,37 @@ import java.util.UUID;
 sealed interface ClientRequest {
 
     /**
-     * {@code schedule}: sign a new event and {@code POST /v1/scheduled-messages}.
+     * {@code schedule}: sign a new event and {@code POST /v1/scheduled-messages}; with a recurrence, sign every
+     * occurrence and {@code POST /v1/scheduled-messages/batch} them as one series.
      *
-     * @param channel the {@code h} tag
-     * @param due     the event's {@code created_at}
-     * @param kind    0..65535 (default 9, a NIP-29 chat message)
-     * @param tags    extra tags after the {@code h} tag, each {@code [name, value]}
-     * @param content the event's content
+     * @param channel    the {@code h} tag
+     * @param due        the event's {@code created_at} (the first occurrence's)
+     * @param kind       0..65535 (default 9, a NIP-29 chat message)
+     * @param tags       extra tags after the {@code h} tag, each {@code [name, value]}
+     * @param content    the event's content
+     * @param series     with {@code --every} and {@code --count}: how it repeats, and in which zone ({@code --tz})
      */
-    record Schedule(String channel, DueTime due, int kind, List<List<String>> tags, String content)
-            implements ClientRequest {
+    record Schedule(String channel, DueTime due, int kind, List<List<String>> tags, String content,
+                    Optional<Series> series) implements ClientRequest {
         public Schedule {
             tags = tags.stream().map(List::copyOf).toList();
         }
+
+        Schedule(String channel, DueTime due, int kind, List<List<String>> tags, String content) {
+            this(channel, due, kind, tags, content, Optional.empty());
+        }
+    }
+
+    /** A series to sign: its repetition on the calendar of {@code zone}. */
+    record Series(Recurrence recurrence, ZoneId zone) {
     }
 
     /** {@code list}: {@code GET /v1/scheduled-messages} with the query parameters given. */
     record ListItems(Optional<String> state, Optional<String> channel, Optional<Integer> limit,
-                     Optional<String> cursor) implements ClientRequest {
+                     Optional<String> cursor, Optional<UUID> series) implements ClientRequest {
+        ListItems(Optional<String> state, Optional<String> channel, Optional<Integer> limit, Optional<String> cursor) {
+            this(state, channel, limit, cursor, Optional.empty());
+        }
     }
 
     /** {@code get}: {@code GET /v1/scheduled-messages/{id}}. */
@@ -46,6 +60,19 @@ sealed interface ClientRequest {
 
     /** {@code cancel}: {@code DELETE /v1/scheduled-messages/{id}}. */
     record Cancel(UUID id) implements ClientRequest {
+    }
+
+    /**
+     * {@code cancel} with a selection: {@code POST /v1/scheduled-messages/cancel} for the author's pending messages
+     * matching every part given (at least one).
+     */
+    record CancelMatching(Optional<String> channel, Optional<UUID> series, Optional<DueTime> dueAfter,
+                          Optional<DueTime> dueBefore) implements ClientRequest {
+        public CancelMatching {
+            if (channel.isEmpty() && series.isEmpty() && dueAfter.isEmpty() && dueBefore.isEmpty()) {
+                throw new IllegalArgumentException("a bulk cancel selects by channel, series or due range");
+            }
+        }
     }
 
     /**

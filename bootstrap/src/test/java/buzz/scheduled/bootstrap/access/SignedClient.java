@@ -69,6 +69,17 @@ final class SignedClient {
     /** A request signed by {@code signer} with extra {@code headers} (e.g. If-Match, Idempotency-Key). */
     Reply send(SecretKey signer, String method, String path, String body, java.util.Map<String, String> headers) {
         byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        return send(signer, method, path, body, headers, bytes.length > 0 ? java.util.Optional.of(bytes)
+                : java.util.Optional.empty());
+    }
+
+    /**
+     * A request whose NIP-98 {@code payload} tag is the SHA-256 of {@code payloadOf} (the body itself, other bytes, or
+     * no tag at all when empty).
+     */
+    Reply send(SecretKey signer, String method, String path, String body, java.util.Map<String, String> headers,
+               java.util.Optional<byte[]> payloadOf) {
+        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(20))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
@@ -78,7 +89,7 @@ final class SignedClient {
         }
         headers.forEach(request::header);
         if (signer != null) {
-            request.header("Authorization", nip98(signer, method, base + path, bytes));
+            request.header("Authorization", nip98(signer, method, base + path, payloadOf));
         }
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
@@ -93,13 +104,11 @@ final class SignedClient {
         }
     }
 
-    private String nip98(SecretKey signer, String method, String url, byte[] body) {
+    private String nip98(SecretKey signer, String method, String url, java.util.Optional<byte[]> payloadOf) {
         List<List<String>> tags = new ArrayList<>();
         tags.add(List.of("u", url));
         tags.add(List.of("method", method));
-        if (body.length > 0) {
-            tags.add(List.of("payload", sha256(body)));
-        }
+        payloadOf.ifPresent(bytes -> tags.add(List.of("payload", sha256(bytes))));
         tags.add(List.of("nonce", Long.toString(nonce.incrementAndGet())));
         NostrEvent auth = new Bip340Signer(signer, new SecureRandom()).sign(Instant.now().getEpochSecond(), 27235,
                 tags, "");

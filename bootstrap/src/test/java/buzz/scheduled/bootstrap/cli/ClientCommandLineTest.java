@@ -104,7 +104,7 @@ class ClientCommandLineTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "schedule --chanel general --in 5m hi|unknown option --chanel for schedule; its options are --at, --channel, --in, --kind, --tag",
+            "schedule --chanel general --in 5m hi|unknown option --chanel for schedule; its options are --at, --channel, --count, --every, --in, --kind, --tag, --tz",
             "get --channel x " + ID + "|unknown option --channel for get",
             "schedule --in 5m hi|schedule needs --channel <h>",
             "schedule --channel c hi|schedule needs --at <time> or --in <delay>",
@@ -123,7 +123,23 @@ class ClientCommandLineTest {
             "edit " + ID + "|edit needs a new due time (--at or --in), new content, or both",
             "edit|edit needs the message id",
             "list extra|list takes no arguments, got extra",
-            "list --limit 0|--limit takes a whole number from 1 to 200, got '0'"})
+            "list --limit 0|--limit takes a whole number from 1 to 200, got '0'",
+            "list --series 12|--series takes a series id (a UUID",
+            "schedule --channel c --in 5m --every 1w hi|a series needs both --every <step> and --count <n>",
+            "schedule --channel c --in 5m --count 3 hi|a series needs both --every <step> and --count <n>",
+            "schedule --channel c --in 5m --every 1w --count 3 hi|--every needs --tz <zone>",
+            "schedule --channel c --in 5m --every 1y --count 3 --tz UTC hi|--every takes a step like 1d, 2w, 1mo",
+            "schedule --channel c --in 5m --every 0d --count 3 --tz UTC hi|--every takes a step",
+            "schedule --channel c --in 5m --every 1d --count 101 --tz UTC hi|--count takes the number of occurrences, 1 to 100",
+            "schedule --channel c --in 5m --every 1d --count 0 --tz UTC hi|--count takes the number of occurrences",
+            "schedule --channel c --at 2026-12-07T09:00 --tz Mars/Olympus hi|--tz takes an IANA time zone",
+            "schedule --channel c --at 2026-12-07T09:00 hi|or give --tz <zone> for a local time",
+            "schedule --channel c --at 2026-02-30T09:00 --tz UTC hi|is not a date and time",
+            "cancel|cancel takes one message id, got none",
+            "cancel " + ID + " --channel ops|cancel takes either one message id or --series",
+            "cancel --tz UTC " + ID + "|--tz goes with --due-after or --due-before",
+            "cancel --series nope|--series takes a series id",
+            "cancel --due-before soon|--at takes Unix seconds or an RFC 3339 date-time"})
     void parse_mistake_isAUsageFailureNamingIt(String line, String message) {
         List<String> words = List.of(line.split(" "));
         assertUsage(() -> ClientCommandLine.parse(words.get(0), words.subList(1, words.size()), () -> ""), message);
@@ -162,6 +178,34 @@ class ClientCommandLineTest {
 
         assertThat(list).isEqualTo(new ClientRequest.ListItems(Optional.of("published,failed"), Optional.of("ops"),
                 Optional.of(200), Optional.of("abc")));
+    }
+
+    @Test
+    void schedule_series_keepsTheRecurrenceTheZoneAndALocalStart() {
+        ClientRequest.Schedule schedule = (ClientRequest.Schedule) run("schedule", "--channel", "ops", "--at",
+                "2026-12-07 09:00", "--tz", "Europe/Berlin", "--every", "1W", "--count", "12", "stand-up").request();
+
+        assertThat(schedule.series()).contains(new ClientRequest.Series(new Recurrence("1w", 12),
+                java.time.ZoneId.of("Europe/Berlin")));
+        assertThat(schedule.due()).isEqualTo(new DueTime.Local(java.time.LocalDateTime.parse("2026-12-07T09:00"),
+                java.time.ZoneId.of("Europe/Berlin")));
+        assertThat(schedule.due().epochSeconds(NOW)).isEqualTo(Instant.parse("2026-12-07T08:00:00Z").getEpochSecond());
+        assertThat(schedule.content()).isEqualTo("stand-up");
+    }
+
+    @Test
+    void cancel_selection_keepsEveryPartGiven() {
+        UUID series = UUID.fromString(ID);
+        ClientRequest.CancelMatching cancel = (ClientRequest.CancelMatching) run("cancel", "--series", ID,
+                "--channel", "ops", "--due-after", "2026-12-07 00:00", "--due-before", "1800000000", "--tz",
+                "Europe/Berlin").request();
+
+        assertThat(cancel.series()).contains(series);
+        assertThat(cancel.channel()).contains("ops");
+        assertThat(cancel.dueAfter().orElseThrow().epochSeconds(NOW))
+                .isEqualTo(Instant.parse("2026-12-06T23:00:00Z").getEpochSecond());
+        assertThat(cancel.dueBefore().orElseThrow().epochSeconds(NOW)).isEqualTo(1_800_000_000L);
+        assertThat(run("cancel", ID).request()).isEqualTo(new ClientRequest.Cancel(series));
     }
 
     @Test

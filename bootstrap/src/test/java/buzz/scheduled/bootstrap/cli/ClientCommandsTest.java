@@ -43,6 +43,11 @@ class ClientCommandsTest {
     private static final Instant NOW = Instant.parse("2030-01-01T00:00:00Z");
     private static final String ID = "0190f3c2-7d4e-7a51-9b3c-2f1e8d7c6b5a";
     private static final SecretKey AUTHOR = new SecretKey("67dea2ed018072d675f5415ecfaed7d2597555e202d85b3d65ea4e58d2d92ffa");
+    private static final String SERIES = "7b0d1c2e-3f40-4a51-8b62-9c7d8e9fa0b1";
+    private static final String ITEM = "{\"id\":\"" + ID + "\",\"revision\":1,\"state\":\"scheduled\",\"reason\":null,"
+            + "\"channel\":\"ops\",\"event_id\":\"" + "e".repeat(64) + "\",\"due_at\":1773561600,\"attempts\":0,"
+            + "\"created_at\":1772323200,\"updated_at\":1772323200,\"published_at\":null,\"series_id\":\"" + SERIES
+            + "\"}";
 
     @TempDir
     Path work;
@@ -132,7 +137,8 @@ class ClientCommandsTest {
         int code = run(Map.of(), "cancel", ID, "--force");
 
         assertThat(code).isEqualTo(ClientCommands.EXIT_USAGE);
-        assertThat(stderr()).startsWith("cancel: unknown option --force for cancel\n");
+        assertThat(stderr()).startsWith("cancel: unknown option --force for cancel; its options are --channel,"
+                + " --due-after, --due-before, --series, --tz\n");
     }
 
     @Test
@@ -239,6 +245,102 @@ class ClientCommandsTest {
         assertThat(auth.firstTagValue("u")).contains(url + request.pathAndQuery());
         assertThat(auth.firstTagValue("method")).contains("GET");
         assertThat(auth.tagValues("payload")).isEmpty();
+    }
+
+    @Test
+    void schedule_weeklySeriesInBerlin_signsEachOccurrenceAtNineLocalAcrossBothChangesInOneSeriesBatch()
+            throws Exception {
+        String items = String.join(",", java.util.Collections.nCopies(4, "{\"status\":201,\"item\":" + ITEM + "}"));
+        String url = serve(200, "application/json", "{\"results\":[" + items + "],\"series_id\":\"" + SERIES
+                + "\"}", Map.of());
+
+        int march = runAt(Instant.parse("2026-03-01T00:00:00Z"), environment(url), "schedule", "--channel", "ops",
+                "--at", "2026-03-15 09:00", "--tz", "Europe/Berlin", "--every", "1w", "--count", "4", "stand-up");
+        int october = runAt(Instant.parse("2026-10-01T00:00:00Z"), environment(url), "schedule", "--channel", "ops",
+                "--at", "2026-10-11T09:00", "--tz", "Europe/Berlin", "--every", "1w", "--count", "4", "stand-up");
+
+        assertThat(march).as(stderr()).isEqualTo(ClientCommands.EXIT_OK);
+        assertThat(october).as(stderr()).isEqualTo(ClientCommands.EXIT_OK);
+        assertThat(requests).extracting(Recorded::method, Recorded::pathAndQuery).containsOnly(
+                org.assertj.core.groups.Tuple.tuple("POST", "/v1/scheduled-messages/batch"));
+        java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
+        List<List<NostrEvent>> series = requests.stream().map(request -> batchEvents(request.body())).toList();
+        for (List<NostrEvent> occurrences : series) {
+            assertThat(occurrences).hasSize(4).allSatisfy(event -> {
+                assertThat(Instant.ofEpochSecond(event.createdAt()).atZone(berlin).toLocalTime())
+                        .as("09:00 in Berlin").isEqualTo(java.time.LocalTime.of(9, 0));
+                assertThat(event.content()).isEqualTo("stand-up");
+                assertThat(event.tags()).containsExactly(List.of("h", "ops"));
+                assertThat(new Bip340EventSignatures().verify(event)).isInstanceOf(EventSignatures.Verdict.Valid.class);
+            });
+        }
+        assertThat(series.get(0)).extracting(event -> Instant.ofEpochSecond(event.createdAt())).containsExactly(
+                Instant.parse("2026-03-15T08:00:00Z"), Instant.parse("2026-03-22T08:00:00Z"),
+                Instant.parse("2026-03-29T07:00:00Z"), Instant.parse("2026-04-05T07:00:00Z"));
+        assertThat(series.get(1)).extracting(event -> Instant.ofEpochSecond(event.createdAt())).containsExactly(
+                Instant.parse("2026-10-11T07:00:00Z"), Instant.parse("2026-10-18T07:00:00Z"),
+                Instant.parse("2026-10-25T08:00:00Z"), Instant.parse("2026-11-01T08:00:00Z"));
+        String body = new String(requests.getFirst().body(), StandardCharsets.UTF_8);
+        assertThat(body).startsWith("{\"events\":[{").endsWith("}],\"series\":true}");
+        NostrEvent auth = event(new String(Base64.getDecoder().decode(
+                requests.getFirst().headers().get("Authorization").getFirst().substring(6)), StandardCharsets.UTF_8));
+        assertThat(auth.firstTagValue("payload")).as("one header covering the whole batch").contains(Hex.encode(
+                MessageDigest.getInstance("SHA-256").digest(requests.getFirst().body())));
+        assertThat(stdout()).startsWith("series " + SERIES + ": 4 of 4 scheduled, every 1w in Europe/Berlin\n  " + ID);
+    }
+
+    @Test
+    void schedule_seriesWithARefusedOccurrence_printsTheRestAndExitsRefusedNamingIt() throws IOException {
+        String url = serve(200, "application/json", "{\"results\":[{\"status\":201,\"item\":" + ITEM + "},"
+                + "{\"status\":422,\"error\":\"time_too_far\",\"message\":\"created_at is more than 120 days"
+                + " ahead\"}],\"series_id\":\"" + SERIES + "\"}", Map.of());
+
+        int code = run(environment(url), "schedule", "--channel", "ops", "--in", "1d", "--tz", "UTC", "--every",
+                "20w", "--count", "2", "far");
+
+        assertThat(code).isEqualTo(ClientCommands.EXIT_REFUSED);
+        assertThat(stdout()).startsWith("series " + SERIES + ": 1 of 2 scheduled")
+                .contains("occurrence 2 refused: time_too_far: created_at is more than 120 days ahead");
+        assertThat(stderr()).isEqualTo("schedule: occurrence 2 refused: HTTP 422 time_too_far: created_at is more"
+                + " than 120 days ahead\n");
+    }
+
+    @Test
+    void cancel_bySeriesAndByDueRange_postsTheSelectionAndPrintsTheCounts() throws IOException {
+        String url = serve(200, "application/json", "{\"cancelled\":11,\"sending\":1}", Map.of());
+
+        int bySeries = run(environment(url), "cancel", "--series", SERIES);
+        int byRange = run(environment(url), "cancel", "--channel", "ops", "--due-before", "2030-01-08 00:00", "--tz",
+                "Europe/Berlin");
+
+        assertThat(bySeries).isEqualTo(ClientCommands.EXIT_OK);
+        assertThat(byRange).isEqualTo(ClientCommands.EXIT_OK);
+        assertThat(requests).extracting(Recorded::pathAndQuery).containsOnly("/v1/scheduled-messages/cancel");
+        assertThat(new String(requests.get(0).body(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"series\":\"" + SERIES + "\"}");
+        assertThat(new String(requests.get(1).body(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"channel\":\"ops\",\"due_before\":" + Instant.parse("2030-01-07T23:00:00Z").getEpochSecond()
+                        + "}");
+        assertThat(stdout()).isEqualTo("cancelled 11 pending messages; 1 being sent right now could not be stopped\n"
+                .repeat(2));
+    }
+
+    private static List<NostrEvent> batchEvents(byte[] body) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode events = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(body).get("events");
+            List<NostrEvent> parsed = new ArrayList<>();
+            events.forEach(event -> parsed.add(event(event.toString())));
+            return parsed;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private int runAt(Instant now, Map<String, String> environment, String command, String... args) {
+        return new ClientCommands(environment, new ByteArrayInputStream(new byte[0]),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                InstantSource.fixed(now)).run(command, List.of(args));
     }
 
     private int run(Map<String, String> environment, String command, String... args) {

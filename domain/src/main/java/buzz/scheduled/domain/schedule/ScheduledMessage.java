@@ -28,10 +28,13 @@ import java.util.Optional;
  * @param attempts  how many claims were made for it
  * @param createdAt when it was admitted
  * @param updatedAt when it last changed
+ * @param series    the series a batch admitted it in ({@code "series": true}), kept for its whole life; empty for a
+ *                  message admitted alone or in a batch without a series
  */
 public record ScheduledMessage(
         ScheduleId id, PublicKey owner, Channel channel, Revision revision, EventId eventId, Instant dueAt,
-        Optional<NostrEvent> event, ScheduleState state, int attempts, Instant createdAt, Instant updatedAt) {
+        Optional<NostrEvent> event, ScheduleState state, int attempts, Instant createdAt, Instant updatedAt,
+        Optional<SeriesId> series) {
 
     public ScheduledMessage {
         requirePresent(id, "id", id);
@@ -44,6 +47,7 @@ public record ScheduledMessage(
         requirePresent(id, "state", state);
         requirePresent(id, "createdAt", createdAt);
         requirePresent(id, "updatedAt", updatedAt);
+        requirePresent(id, "series", series);
         if (attempts < 0) {
             throw new IllegalArgumentException("attempts must not be negative, got " + attempts);
         }
@@ -61,6 +65,14 @@ public record ScheduledMessage(
         }
     }
 
+    /** A message in no series. */
+    public ScheduledMessage(ScheduleId id, PublicKey owner, Channel channel, Revision revision, EventId eventId,
+                            Instant dueAt, Optional<NostrEvent> event, ScheduleState state, int attempts,
+                            Instant createdAt, Instant updatedAt) {
+        this(id, owner, channel, revision, eventId, dueAt, event, state, attempts, createdAt, updatedAt,
+                Optional.empty());
+    }
+
     private static void requirePresent(ScheduleId id, String field, Object value) {
         if (value == null) {
             throw new IllegalArgumentException("scheduled message " + id + ": " + field + " is missing");
@@ -75,7 +87,16 @@ public record ScheduledMessage(
     public static ScheduledMessage admit(ScheduleId id, Admission admission, Instant now) {
         NostrEvent event = admission.event();
         return new ScheduledMessage(id, event.pubkey(), admission.channel(), Revision.FIRST, event.id(),
-                admission.dueAt(), Optional.of(event), Scheduled.NOW, 0, now, now);
+                admission.dueAt(), Optional.of(event), Scheduled.NOW, 0, now, now, Optional.empty());
+    }
+
+    /** This message as a member of {@code seriesId} (a newly admitted message of a series batch). */
+    public ScheduledMessage inSeries(SeriesId seriesId) {
+        if (seriesId == null) {
+            throw new IllegalArgumentException("scheduled message " + id + ": series is missing");
+        }
+        return new ScheduledMessage(id, owner, channel, revision, eventId, dueAt, event, state, attempts, createdAt,
+                updatedAt, Optional.of(seriesId));
     }
 
     /** The claim's fencing token while a claim is held ({@code claimed} or {@code sending}). */
@@ -126,7 +147,7 @@ public record ScheduledMessage(
     private ScheduledMessage withNewEvent(NostrEvent newEvent, Channel newChannel, Instant newDueAt, StateName to,
                                           Instant now) {
         return new ScheduledMessage(id, owner, newChannel, revision.next(), newEvent.id(), newDueAt,
-                Optional.of(newEvent), entered(to, now), attempts, createdAt, now);
+                Optional.of(newEvent), entered(to, now), attempts, createdAt, now, series);
     }
 
     /**
@@ -137,7 +158,7 @@ public record ScheduledMessage(
         return switch (Transition.CANCEL.from(state.stateName())) {
             case Step.Moves moves -> new OwnerOutcome.Changed(new ScheduledMessage(id, owner, channel, revision,
                     eventId, dueAt, moves.to().keepsEvent() ? event : Optional.empty(), entered(moves.to(), now),
-                    attempts, createdAt, now));
+                    attempts, createdAt, now, series));
             case Step.Refused refused -> new OwnerOutcome.Refused(refused.refusal());
             case Step.Stays stays -> new OwnerOutcome.Unchanged(this);
             case Step.Fenced fenced -> throw notAnOwnerStep(Transition.CANCEL);
@@ -173,7 +194,8 @@ public record ScheduledMessage(
                         "message " + id + " in " + state.wireName() + " has no event"));
                 yield withinWindow(stored.createdAt(), relayWindow, now)
                         ? new OwnerOutcome.Changed(new ScheduledMessage(id, owner, channel, revision, eventId,
-                        now.isBefore(dueAt) ? now : dueAt, event, entered(moves.to(), now), attempts, createdAt, now))
+                        now.isBefore(dueAt) ? now : dueAt, event, entered(moves.to(), now), attempts, createdAt, now,
+                        series))
                         : new OwnerOutcome.Refused(OwnerRefusal.RESIGN_REQUIRED);
             }
             case Step.Refused refused -> new OwnerOutcome.Refused(refused.refusal());

@@ -155,7 +155,7 @@ class DvmFeedTest {
     @Test
     void requests_overTheSizeBoundOrTheRequestersRate_areDroppedUnanswered() {
         Map<PublicKey, AtomicInteger> taken = new ConcurrentHashMap<>();
-        OwnerWriteLimiter twoEach = owner -> taken.computeIfAbsent(owner, o -> new AtomicInteger()).incrementAndGet()
+        OwnerWriteLimiter twoEach = (owner, count) -> taken.computeIfAbsent(owner, o -> new AtomicInteger()).incrementAndGet()
                 > 2 ? Optional.of(Duration.ofSeconds(30)) : Optional.empty();
         start(twoEach, 2_000);
         feed.start();

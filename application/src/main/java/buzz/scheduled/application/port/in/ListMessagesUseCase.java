@@ -3,6 +3,7 @@ package buzz.scheduled.application.port.in;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.ScheduleId;
+import buzz.scheduled.domain.schedule.SeriesId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Instant;
 import java.util.List;
@@ -27,9 +28,10 @@ public interface ListMessagesUseCase {
      *                 (stored event JSON in UTF-8 bytes + {@link #ITEM_OVERHEAD_BYTES} each) stays within it; the
      *                 first item is always taken, however large. The page's {@code next} then continues after the
      *                 last item taken. At least 1
+     * @param series   only this series, if present
      */
     record ListQuery(PublicKey owner, Set<String> states, Optional<Channel> channel, int limit,
-                     Optional<Cursor> after, int maxBytes) {
+                     Optional<Cursor> after, int maxBytes, Optional<SeriesId> series) {
         /** Largest page. */
         public static final int MAX_LIMIT = 200;
         /** The default byte budget of a page: 1 MiB ({@code BUZZ_LIST_PAGE_MAX_BYTES}). */
@@ -43,9 +45,16 @@ public interface ListMessagesUseCase {
             this(owner, states, channel, limit, after, DEFAULT_MAX_BYTES);
         }
 
+        /** A query of every series (no series filter). */
+        public ListQuery(PublicKey owner, Set<String> states, Optional<Channel> channel, int limit,
+                         Optional<Cursor> after, int maxBytes) {
+            this(owner, states, channel, limit, after, maxBytes, Optional.empty());
+        }
+
         public ListQuery {
-            if (owner == null || states == null || states.isEmpty() || channel == null || after == null) {
-                throw new IllegalArgumentException("list query needs an owner, states, channel and cursor");
+            if (owner == null || states == null || states.isEmpty() || channel == null || after == null
+                    || series == null) {
+                throw new IllegalArgumentException("list query needs an owner, states, channel, cursor and series");
             }
             if (limit < 1 || limit > MAX_LIMIT) {
                 throw new IllegalArgumentException("limit must be 1.." + MAX_LIMIT + ", got " + limit);

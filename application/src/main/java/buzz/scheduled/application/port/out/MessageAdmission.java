@@ -8,7 +8,11 @@ import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The storage admission needs (schedule; the re-admission of an edit or a send-now with a new event): store a newly
@@ -25,8 +29,31 @@ public interface MessageAdmission {
      */
     CreateResult create(ScheduledMessage message, IdempotencyKey key, CreateLimits limits);
 
+    /**
+     * Stores the admitted messages of one owner's batch in one transaction, each checked exactly as {@link #create}
+     * checks one (by the same code), in order, as if they were created one after the other: an entry's idempotency
+     * key is looked up among the stored keys and those of the earlier entries, and its limits count the earlier
+     * entries stored. An entry refused stores nothing; the others are stored together or, if the store fails, none
+     * is.
+     *
+     * @param entries one owner's messages with their keys, at most {@code ScheduleBatchUseCase.MAX_EVENTS}
+     * @return one result per entry, in the same order
+     */
+    List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits);
+
     /** Whether the channel has a deletion tombstone. */
     boolean channelDeleted(Channel channel);
+
+    /** Which of {@code channels} have a deletion tombstone (one look-up for a batch; by default one per channel). */
+    default Set<Channel> deletedChannels(Collection<Channel> channels) {
+        Set<Channel> deleted = new HashSet<>();
+        for (Channel channel : channels) {
+            if (channelDeleted(channel)) {
+                deleted.add(channel);
+            }
+        }
+        return deleted;
+    }
 
     /** Scopes an idempotency key to its owner. */
     record IdempotencyKey(PublicKey owner, String key) {
@@ -36,6 +63,19 @@ public interface MessageAdmission {
         public IdempotencyKey {
             if (owner == null || key == null || key.isEmpty() || key.length() > MAX_LENGTH) {
                 throw new IllegalArgumentException("idempotency key must be 1 to " + MAX_LENGTH + " characters");
+            }
+        }
+    }
+
+    /** One message of a batch and the key it is stored under. */
+    record BatchEntry(ScheduledMessage message, IdempotencyKey key) {
+        public BatchEntry {
+            if (message == null || key == null) {
+                throw new IllegalArgumentException("a batch entry needs a message and a key");
+            }
+            if (!key.owner().equals(message.owner())) {
+                throw new IllegalArgumentException("idempotency key of " + key.owner() + " for a message of "
+                        + message.owner());
             }
         }
     }

@@ -1,6 +1,9 @@
 package buzz.scheduled.application.port.out;
 
+import buzz.scheduled.application.port.in.CancelMatchingUseCase.CancelMatchingResult;
+import buzz.scheduled.application.port.in.CancelMatchingUseCase.Selection;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
+import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.time.Instant;
 
@@ -29,6 +32,17 @@ public interface OwnerMessageChanges {
      * (their number, event id and time stay), so a message's stored events stay bounded however often it is edited.
      */
     ReviseResult replaceRevision(ScheduledMessage expected, ScheduledMessage next, CreateLimits limits);
+
+    /**
+     * Cancels, in one transaction, every message of {@code owner} that {@code selection} matches and that the domain's
+     * table lets an owner cancel ({@code Transition.CANCEL} moves it: {@code scheduled}, {@code claimed}), exactly as
+     * {@link #replace} writes one owner cancel: state {@code cancelled}, the claim revoked, the end time set, its
+     * event and every revision's event deleted. A row claimed concurrently is either cancelled before the claim sees
+     * it or left to the claim; never both.
+     *
+     * @return how many it cancelled, and how many matching ones are being sent ({@code sending}) and were left alone
+     */
+    CancelMatchingResult.Cancelled cancelMatching(PublicKey owner, Selection selection);
 
     /** The outcome of {@link #replaceRevision}. */
     sealed interface ReviseResult {

@@ -2,8 +2,11 @@ package buzz.scheduled.application.port.out;
 
 import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.in.SeriesSummaryUseCase.SeriesSummary;
+import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.SeriesId;
 import java.util.Optional;
 
 /**
@@ -17,4 +20,7 @@ public interface OwnerMessageQueries {
 
     /** One page of an owner's messages ordered by (due time, id). */
     Page list(ListQuery query);
+
+    /** The summary of {@code owner}'s messages in {@code series}; empty when the owner has none in it. */
+    Optional<SeriesSummary> seriesSummary(PublicKey owner, SeriesId series);
 }

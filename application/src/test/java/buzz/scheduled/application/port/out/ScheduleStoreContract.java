@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.application.fakes.TestEvents;
+import buzz.scheduled.application.port.in.CancelMatchingUseCase;
+import buzz.scheduled.application.port.in.SeriesSummaryUseCase;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Cursor;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
@@ -20,6 +22,7 @@ import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduleState;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
+import buzz.scheduled.domain.schedule.SeriesId;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -462,6 +465,181 @@ public abstract class ScheduleStoreContract<S extends OwnerMessageQueries & Mess
 
         assertThat(revisionsWithEvent(message.id())).containsExactly(new Revision(2));
         assertThat(revisions(message.id())).containsExactly(new Revision(1), new Revision(2));
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // batches (createBatch): each entry decided as create() decides one, in order, in one transaction
+
+    @Test
+    void createBatch_mixedEntries_eachAnsweredAsASingleCreateInOrderAndOnlyTheAdmittedStored() {
+        CreateLimits twoPerWindow = new CreateLimits(100, 2, 100, Duration.ofMinutes(5), 1);
+        long windowStart = Math.floorDiv(inSeconds(7200), 300) * 300;
+        ScheduledMessage stored = createdMessage(message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(windowStart + 1).build()));
+        ScheduledMessage fresh = message(new ScheduleId(UUID.randomUUID()), TestEvents.at(windowStart + 2).build());
+        ScheduledMessage freshAgain = withId(fresh, new ScheduleId(UUID.randomUUID()));
+        ScheduledMessage storedAgain = withId(stored, new ScheduleId(UUID.randomUUID()));
+        ScheduledMessage sameKeyOtherEvent = message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(inSeconds(9000)).build());
+        ScheduledMessage windowFull = message(new ScheduleId(UUID.randomUUID()), TestEvents.at(windowStart + 3).build());
+        ScheduledMessage elsewhere = message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(windowStart + 4).channel("random").build());
+
+        List<CreateResult> results = store.createBatch(List.of(
+                new MessageAdmission.BatchEntry(fresh, keyOf(fresh)),
+                new MessageAdmission.BatchEntry(freshAgain, keyOf(fresh)),
+                new MessageAdmission.BatchEntry(storedAgain, keyOf(stored)),
+                new MessageAdmission.BatchEntry(sameKeyOtherEvent, keyOf(fresh)),
+                new MessageAdmission.BatchEntry(windowFull, keyOf(windowFull)),
+                new MessageAdmission.BatchEntry(elsewhere, keyOf(elsewhere))), twoPerWindow);
+
+        assertThat(results).containsExactly(
+                new CreateResult.Created(fresh),
+                new CreateResult.Replayed(fresh),
+                new CreateResult.Replayed(stored),
+                new CreateResult.IdempotencyConflict(fresh.id(), fresh.eventId()),
+                new CreateResult.ChannelWindowFull(2, Instant.ofEpochSecond(windowStart),
+                        MessageAdmission.WindowScope.OWNER),
+                new CreateResult.Created(elsewhere));
+        assertThat(store.find(fresh.id())).contains(fresh);
+        assertThat(store.find(elsewhere.id())).contains(elsewhere);
+        for (ScheduledMessage refused : List.of(freshAgain, storedAgain, sameKeyOtherEvent, windowFull)) {
+            assertThat(store.find(refused.id())).as("not stored: %s", refused.id()).isEmpty();
+        }
+        assertThat(revisions(fresh.id())).containsExactly(Revision.FIRST);
+        assertThat(store.create(withId(fresh, new ScheduleId(UUID.randomUUID())), keyOf(fresh), NO_LIMITS))
+                .as("the batch's key is stored like a single create's").isEqualTo(new CreateResult.Replayed(fresh));
+    }
+
+    @Test
+    void createBatch_pendingLimit_countsTheBatchsEarlierEntries() {
+        CreateLimits threePending = new CreateLimits(3, 100, Duration.ofMinutes(5));
+        createdMessage(dueIn(Duration.ofHours(1)));
+        List<ScheduledMessage> batch = List.of(dueIn(Duration.ofHours(2)), dueIn(Duration.ofHours(3)),
+                dueIn(Duration.ofHours(4)));
+
+        List<CreateResult> results = store.createBatch(batch.stream()
+                .map(m -> new MessageAdmission.BatchEntry(m, keyOf(m))).toList(), threePending);
+
+        assertThat(results).containsExactly(new CreateResult.Created(batch.get(0)),
+                new CreateResult.Created(batch.get(1)), new CreateResult.TooManyPending(3));
+    }
+
+    @Test
+    void createBatch_deletedChannel_refusesOnlyTheEntriesForIt() {
+        deleteChannel(new Channel("gone"));
+        ScheduledMessage gone = message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(inSeconds(600)).channel("gone").build());
+        ScheduledMessage fine = dueIn(Duration.ofMinutes(20));
+
+        List<CreateResult> results = store.createBatch(List.of(new MessageAdmission.BatchEntry(gone, keyOf(gone)),
+                new MessageAdmission.BatchEntry(fine, keyOf(fine))), NO_LIMITS);
+
+        assertThat(results).containsExactly(new CreateResult.ChannelDeleted(), new CreateResult.Created(fine));
+        assertThat(store.find(gone.id())).isEmpty();
+    }
+
+    @Test
+    void createBatch_series_isStoredOnEveryMessageListedAndSummedUp() {
+        SeriesId series = new SeriesId(UUID.randomUUID());
+        List<ScheduledMessage> members = List.of(dueIn(Duration.ofHours(1)).inSeries(series),
+                dueIn(Duration.ofHours(2)).inSeries(series), dueIn(Duration.ofHours(3)).inSeries(series));
+        ScheduledMessage loose = createdMessage(dueIn(Duration.ofMinutes(30)));
+        store.createBatch(members.stream().map(m -> new MessageAdmission.BatchEntry(m, keyOf(m))).toList(), NO_LIMITS);
+        assertThat(store.replace(members.get(0), changed(members.get(0).cancel(now())))).isTrue();
+
+        Page page = store.list(new ListQuery(ALICE, Set.of("scheduled", "cancelled"), Optional.empty(), 10,
+                Optional.empty(), ListQuery.DEFAULT_MAX_BYTES, Optional.of(series)));
+        SeriesSummaryUseCase.SeriesSummary summary = store.seriesSummary(ALICE, series).orElseThrow();
+
+        assertThat(store.find(members.get(1).id())).contains(members.get(1));
+        assertThat(page.items()).extracting(ScheduledMessage::id).containsExactly(members.get(0).id(),
+                members.get(1).id(), members.get(2).id());
+        assertThat(page.items()).extracting(ScheduledMessage::series).containsOnly(Optional.of(series));
+        assertThat(page.items()).extracting(ScheduledMessage::id).doesNotContain(loose.id());
+        assertThat(summary).isEqualTo(new SeriesSummaryUseCase.SeriesSummary(series, 3, 2, 0, 1, 0,
+                Optional.of(members.get(1).dueAt()), Optional.of(members.get(2).dueAt())));
+        assertThat(store.seriesSummary(BOB, series)).as("another owner sees no such series").isEmpty();
+        assertThat(store.seriesSummary(ALICE, new SeriesId(UUID.randomUUID()))).isEmpty();
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // bulk cancel (cancelMatching)
+
+    @Test
+    void cancelMatching_byChannel_cancelsTheOwnersPendingThereAndNothingElse() {
+        ScheduledMessage mine = createdMessage(dueIn(Duration.ofHours(1)));
+        ScheduledMessage mineLater = createdMessage(dueIn(Duration.ofHours(2)));
+        ScheduledMessage otherChannel = createdMessage(message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(inSeconds(3600)).channel("random").build()));
+        ScheduledMessage bobs = createdMessage(message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(inSeconds(3600)).by(BOB).build()));
+
+        CancelMatchingUseCase.CancelMatchingResult.Cancelled result = store.cancelMatching(ALICE,
+                selection(Optional.of(GENERAL), Optional.empty(), Optional.empty(), Optional.empty()));
+
+        assertThat(result).isEqualTo(new CancelMatchingUseCase.CancelMatchingResult.Cancelled(2, 0));
+        for (ScheduledMessage cancelled : List.of(mine, mineLater)) {
+            ScheduledMessage after = store.find(cancelled.id()).orElseThrow();
+            assertThat(after.state()).isInstanceOf(ScheduleState.Cancelled.class);
+            assertThat(after.event()).as("payload deleted at once").isEmpty();
+            assertThat(revisionsWithEvent(cancelled.id())).as("no revision keeps the event").isEmpty();
+        }
+        assertThat(store.find(otherChannel.id())).contains(otherChannel);
+        assertThat(store.find(bobs.id())).contains(bobs);
+    }
+
+    @Test
+    void cancelMatching_byDueRange_includesItsStartAndExcludesItsEnd() {
+        ScheduledMessage before = createdMessage(dueIn(Duration.ofMinutes(59)));
+        ScheduledMessage atStart = createdMessage(dueIn(Duration.ofHours(1)));
+        ScheduledMessage inside = createdMessage(dueIn(Duration.ofMinutes(90)));
+        ScheduledMessage atEnd = createdMessage(dueIn(Duration.ofHours(2)));
+        ScheduledMessage bobsInside = createdMessage(message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(inSeconds(5400)).by(BOB).build()));
+
+        CancelMatchingUseCase.CancelMatchingResult.Cancelled result = store.cancelMatching(ALICE, selection(
+                Optional.empty(), Optional.empty(), Optional.of(atStart.dueAt()), Optional.of(atEnd.dueAt())));
+
+        assertThat(result.cancelled()).isEqualTo(2);
+        assertThat(stateOf(atStart)).isInstanceOf(ScheduleState.Cancelled.class);
+        assertThat(stateOf(inside)).isInstanceOf(ScheduleState.Cancelled.class);
+        assertThat(store.find(before.id())).contains(before);
+        assertThat(store.find(atEnd.id())).contains(atEnd);
+        assertThat(store.find(bobsInside.id())).contains(bobsInside);
+    }
+
+    @Test
+    void cancelMatching_bySeries_leavesNonePendingAndCountsTheOneBeingSent() {
+        SeriesId series = new SeriesId(UUID.randomUUID());
+        List<ScheduledMessage> members = List.of(dueIn(Duration.ofSeconds(-30)).inSeries(series),
+                dueIn(Duration.ofHours(1)).inSeries(series), dueIn(Duration.ofHours(2)).inSeries(series));
+        store.createBatch(members.stream().map(m -> new MessageAdmission.BatchEntry(m, keyOf(m))).toList(), NO_LIMITS);
+        ScheduledMessage loose = createdMessage(dueIn(Duration.ofHours(1)));
+        assertThat(delivery.claim(10, LEASE).messages()).extracting(m -> m.claim().id())
+                .containsExactly(members.get(0).id());
+
+        CancelMatchingUseCase.CancelMatchingResult.Cancelled result = store.cancelMatching(ALICE,
+                selection(Optional.empty(), Optional.of(series), Optional.empty(), Optional.empty()));
+
+        assertThat(result).isEqualTo(new CancelMatchingUseCase.CancelMatchingResult.Cancelled(2, 1));
+        assertThat(stateOf(members.get(0))).as("being sent: left to its claim").isInstanceOf(ScheduleState.Sending.class);
+        assertThat(stateOf(members.get(1))).isInstanceOf(ScheduleState.Cancelled.class);
+        assertThat(stateOf(members.get(2))).isInstanceOf(ScheduleState.Cancelled.class);
+        assertThat(store.find(loose.id())).contains(loose);
+        assertThat(store.seriesSummary(ALICE, series).orElseThrow().pending()).isEqualTo(1);
+        assertThat(store.cancelMatching(BOB, selection(Optional.empty(), Optional.of(series), Optional.empty(),
+                Optional.empty()))).as("another owner's series is not theirs to cancel")
+                .isEqualTo(new CancelMatchingUseCase.CancelMatchingResult.Cancelled(0, 0));
+    }
+
+    private static CancelMatchingUseCase.Selection selection(Optional<Channel> channel, Optional<SeriesId> series,
+                                                             Optional<Instant> dueAfter, Optional<Instant> dueBefore) {
+        return new CancelMatchingUseCase.Selection(channel, series, dueAfter, dueBefore);
+    }
+
+    private ScheduleState stateOf(ScheduledMessage message) {
+        return store.find(message.id()).orElseThrow().state();
     }
 
     /** Every revision number the store keeps for {@code id}, oldest first. */

@@ -101,14 +101,14 @@ public abstract class StoreContractSupport<S extends OwnerMessageQueries & Messa
 
     protected static ScheduledMessage withId(ScheduledMessage m, ScheduleId id) {
         return new ScheduledMessage(id, m.owner(), m.channel(), m.revision(), m.eventId(), m.dueAt(), m.event(),
-                m.state(), m.attempts(), m.createdAt(), m.updatedAt());
+                m.state(), m.attempts(), m.createdAt(), m.updatedAt(), m.series());
     }
 
     protected ScheduledMessage revised(ScheduledMessage m, NostrEvent event) {
         Instant now = now().truncatedTo(ChronoUnit.MICROS);
         return new ScheduledMessage(m.id(), m.owner(), m.channel(), m.revision().next(), event.id(),
                 Instant.ofEpochSecond(event.createdAt()), Optional.of(event), ScheduleState.Scheduled.NOW,
-                m.attempts(), m.createdAt(), now);
+                m.attempts(), m.createdAt(), now, m.series());
     }
 
     protected static ScheduledMessage changed(buzz.scheduled.domain.schedule.OwnerOutcome outcome) {

@@ -3,6 +3,7 @@ package buzz.scheduled.application.port.out;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.TestEvents;
+import buzz.scheduled.application.port.in.CancelMatchingUseCase;
 import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
 import buzz.scheduled.application.port.out.DeliveryStore.Claim;
 import buzz.scheduled.application.port.out.DeliveryStore.Finish;
@@ -92,6 +93,44 @@ public abstract class TransitionContract<S extends OwnerMessageQueries & Message
                 assertThat(ran.owner()).contains(new OwnerOutcome.Unchanged(before));
                 assertThat(after).as("the row is not touched").isEqualTo(before);
             }
+        }
+    }
+
+    /**
+     * The bulk cancel is the owner's cancel written for many rows at once: from each state it must leave the row as
+     * the table's {@link Transition#CANCEL} row says, count a cancelled row as cancelled, and a row it refuses
+     * because it is being sent as {@code sending}.
+     */
+    @ParameterizedTest(name = "bulk cancel from {0}")
+    @org.junit.jupiter.params.provider.EnumSource(StateName.class)
+    void cancelMatching_fromEachState_leavesTheRowAsTheCancelRowOfTheTableSays(StateName start) {
+        ScheduledMessage before = seeded(start);
+        Step step = Transition.CANCEL.from(start);
+
+        CancelMatchingUseCase.CancelMatchingResult.Cancelled result = store.cancelMatching(ALICE,
+                new CancelMatchingUseCase.Selection(Optional.of(GENERAL), Optional.empty(), Optional.empty(),
+                        Optional.empty()));
+
+        ScheduledMessage after = stored(before);
+        switch (step) {
+            case Step.Moves moves -> {
+                assertThat(result).isEqualTo(new CancelMatchingUseCase.CancelMatchingResult.Cancelled(1, 0));
+                assertMoved(Transition.CANCEL, before, after, moves.to(), Ran.store(true));
+                ScheduledMessage byDomain = changed(before.cancel(now()));
+                assertThat(after.state().fields().withFinishedAt(Instant.EPOCH))
+                        .as("what the domain's cancel writes, but for the time")
+                        .isEqualTo(byDomain.state().fields().withFinishedAt(Instant.EPOCH));
+            }
+            case Step.Refused refused -> {
+                int sending = refused.refusal() == buzz.scheduled.domain.schedule.OwnerRefusal.DISPATCHING ? 1 : 0;
+                assertThat(result).isEqualTo(new CancelMatchingUseCase.CancelMatchingResult.Cancelled(0, sending));
+                assertThat(after).as("the row is not touched").isEqualTo(before);
+            }
+            case Step.Stays stays -> {
+                assertThat(result).isEqualTo(new CancelMatchingUseCase.CancelMatchingResult.Cancelled(0, 0));
+                assertThat(after).as("the row is not touched").isEqualTo(before);
+            }
+            case Step.Fenced fenced -> throw new AssertionError("an owner's cancel is never fenced");
         }
     }
 
