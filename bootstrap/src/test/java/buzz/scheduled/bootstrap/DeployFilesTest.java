@@ -3,6 +3,7 @@ package buzz.scheduled.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.launcher.Launcher;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,11 +37,10 @@ class DeployFilesTest {
     @Test
     void systemdUnit_systemdAnalyzeVerify_acceptsItWithoutAWarning() throws Exception {
         String unit = Files.readString(UNIT);
-        // verify checks that the ExecStart binary exists: point the shipped /usr/bin/java at this machine's java.
-        assertThat(unit).containsOnlyOnce("ExecStart=/usr/bin/java ");
+        // verify checks that the ExecStart binary exists: /usr/bin/env, which runs ${JAVA}.
+        assertThat(unit).containsOnlyOnce("ExecStart=/usr/bin/env ${JAVA} ");
         Path copy = work.resolve(UNIT.getFileName());
-        Files.writeString(copy, unit.replace("ExecStart=/usr/bin/java ",
-                "ExecStart=" + Path.of(System.getProperty("java.home"), "bin", "java") + " "));
+        Files.writeString(copy, unit);
 
         Process verify;
         try {
@@ -62,12 +62,13 @@ class DeployFilesTest {
 
         assertThat(service.get("User")).isNotBlank().isNotIn("root", "0");
         assertThat(service.get("StateDirectory")).isEqualTo("buzz-scheduled-delivery");
-        assertThat(service.get("Environment")).isEqualTo("BUZZ_DATA_DIR=/var/lib/buzz-scheduled-delivery");
+        assertThat(service.get("Environment"))
+                .isEqualTo("BUZZ_DATA_DIR=/var/lib/buzz-scheduled-delivery JAVA=/usr/bin/java");
         assertThat(service.get("ExecStart")).endsWith("-jar /opt/buzz-scheduled-delivery/buzz-scheduled-delivery.jar serve")
                 .as("the embedded PostgreSQL's binaries go under BUZZ_DATA_DIR; the old cache option means nothing")
                 .doesNotContain("ot.epg");
         assertThat(service.get("RestartPreventExitStatus"))
-                .isEqualTo(Main.EXIT_USAGE + " " + Main.EXIT_SCHEMA_NEWER);
+                .isEqualTo(Main.EXIT_USAGE + " " + Main.EXIT_SCHEMA_NEWER + " " + Launcher.EXIT_JAVA_TOO_OLD);
         assertThat(service.get("KillMode")).isEqualTo("mixed");
         assertThat(Long.parseLong(service.get("TimeoutStopSec")))
                 .as("longer than the default shutdown grace").isGreaterThan(SidecarConfig.fromEnvironment(Map.of())
