@@ -4,7 +4,9 @@ import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
+import buzz.scheduled.domain.schedule.StateName;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -16,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -28,7 +31,7 @@ import java.util.StringJoiner;
 
 /**
  * The client subcommands of the jar — {@code schedule}, {@code list}, {@code get}, {@code edit}, {@code cancel},
- * {@code send-now} — which talk to a running sidecar's owner API (docs/openapi.yaml) as the author: each event and
+ * {@code send-now}, {@code wait} — which talk to a running sidecar's owner API (docs/openapi.yaml) as the author: each event and
  * each NIP-98 header is signed with the author's key ({@code --key-file} or {@code BUZZ_AUTHOR_KEY_FILE}) by the
  * project's BIP-340 signer. Output is a short summary, or with {@code --json} the API's JSON answer as it came.
  *
@@ -36,7 +39,8 @@ import java.util.StringJoiner;
  * unexpected failure); {@value #EXIT_USAGE} bad command line; {@value #EXIT_KEY} the author's key is missing or
  * unusable; {@value #EXIT_REFUSED} the sidecar refused (its error code and message on stderr, its JSON on stdout with
  * {@code --json}); {@value #EXIT_UNREACHABLE} the sidecar could not be reached, did not answer in time or answered
- * {@code 503 unavailable} — trying again later may succeed.
+ * {@code 503 unavailable} — trying again later may succeed; {@code wait}: {@value #EXIT_NOT_DELIVERED} the message
+ * failed or was cancelled, {@value #EXIT_TIMED_OUT} it was still pending when the timeout ended.
  */
 public final class ClientCommands {
 
@@ -53,8 +57,15 @@ public final class ClientCommands {
     /** The sidecar could not be reached, did not answer in time, or answered {@code 503 unavailable}. */
     public static final int EXIT_UNREACHABLE = 6;
 
+    /** {@code wait}: the message ended {@code failed} or {@code cancelled}; the relay will not get it. */
+    public static final int EXIT_NOT_DELIVERED = 7;
+    /** {@code wait}: the message was still pending when the timeout ended. */
+    public static final int EXIT_TIMED_OUT = 8;
+
     /** The subcommands handled here. */
-    public static final Set<String> NAMES = Set.of("schedule", "list", "get", "edit", "cancel", "send-now");
+    public static final Set<String> NAMES = Set.of("schedule", "list", "get", "edit", "cancel", "send-now", "wait");
+    /** How long past its due time {@code wait} waits by default: the sidecar's default lateness limit. */
+    static final Duration WAIT_PAST_DUE = Duration.ofMinutes(15);
     /** The sidecar's URL when {@code --url} is not given. */
     public static final String BUZZ_URL = "BUZZ_URL";
     /** The author's key file when {@code --key-file} is not given. */
@@ -67,14 +78,18 @@ public final class ClientCommands {
     public static final String SUMMARY = """
             client commands (talk to a running sidecar as the author; <command> --help for each):
               schedule --channel <h> (--at <time> | --in <delay>) [--kind 9] [--tag k=v]... <content>
-              list [--state s1,s2] [--channel <h>] [--limit n] [--cursor c]
+              list [--state s1,s2 | --all] [--channel <h>] [--limit n] [--cursor c]
               get <id>
               edit <id> [--at <time> | --in <delay>] [<content>]
               cancel <id>
               send-now <id>
+              wait <id> [--timeout <delay>]   until published (exit 0), failed or cancelled (7), timed out (8)
               common: --url <url> (or BUZZ_URL), --key-file <file> (or BUZZ_AUTHOR_KEY_FILE), --json""";
 
     private static final String COLLECTION = "/v1/scheduled-messages";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** The longest pause between two reads of {@code wait}. */
+    private static final Duration LONGEST_POLL = Duration.ofSeconds(15);
 
     private final Map<String, String> environment;
     private final InputStream in;
@@ -119,7 +134,7 @@ public final class ClientCommands {
             Bip340Signer signer = new Bip340Signer(key, random);
             try (SidecarApi api = new SidecarApi(base, new Nip98Authorization(signer, random), clock)) {
                 SidecarApi.Answer answer = perform(run.request(), api, signer);
-                out.println(json ? answer.text() : summary(run.request(), answer.body()));
+                out.println(json ? answer.text() : summary(run.request(), answer));
             }
             return EXIT_OK;
         } catch (ClientFailure failure) {
@@ -160,8 +175,13 @@ public final class ClientCommands {
                 yield api.send("PUT", item(edit.id().toString()), envelope(revision), Map.of("If-Match", ifMatch))
                         .requireSuccess();
             }
-            case ClientRequest.Cancel cancel -> api.send("DELETE", item(cancel.id().toString()), new byte[0], Map.of())
-                    .requireSuccess();
+            case ClientRequest.Cancel cancel -> {
+                // Cancelling a cancelled message answers it again (200): read it first to say "already cancelled".
+                SidecarApi.Answer current = api.get(item(cancel.id().toString())).requireSuccess();
+                yield "cancelled".equals(current.body().path("state").asText()) ? current
+                        : api.send("DELETE", item(cancel.id().toString()), new byte[0], Map.of()).requireSuccess();
+            }
+            case ClientRequest.Wait wait -> awaitEnd(api, wait);
             case ClientRequest.SendNow sendNow -> {
                 String path = item(sendNow.id().toString()) + "/send-now";
                 SidecarApi.Answer answer = api.send("POST", path, new byte[0], Map.of());
@@ -175,6 +195,82 @@ public final class ClientCommands {
                 yield answer.requireSuccess();
             }
         };
+    }
+
+    /**
+     * {@code wait}: reads the message until it ends or the timeout passes, sooner while it is due or nearly due and
+     * less often while its due time is far (at most every {@link #LONGEST_POLL}).
+     *
+     * @return the published item
+     * @throws ClientFailure {@link #EXIT_NOT_DELIVERED} with the reason and the relay's words when it failed or was
+     *                       cancelled, {@link #EXIT_TIMED_OUT} when the timeout ended first
+     */
+    private SidecarApi.Answer awaitEnd(SidecarApi api, ClientRequest.Wait wait) {
+        String path = item(wait.id().toString());
+        long started = System.nanoTime();
+        SidecarApi.Answer answer = api.get(path).requireSuccess();
+        Duration untilDue = Duration.ofSeconds(answer.body().path("due_at").asLong()
+                - clock.instant().getEpochSecond());
+        Duration timeout = wait.timeout().orElse((untilDue.isNegative() ? Duration.ZERO : untilDue)
+                .plus(WAIT_PAST_DUE));
+        while (true) {
+            JsonNode item = answer.body();
+            String state = item.path("state").asText();
+            switch (state) {
+                case "published" -> {
+                    return answer;
+                }
+                case "failed", "cancelled" -> throw new ClientFailure(EXIT_NOT_DELIVERED, wait.id() + " "
+                        + state + (item.path("reason").isTextual() ? " " + item.get("reason").asText() : "")
+                        + relayWords(api, path, item).map(words -> " (relay: " + words + ")").orElse("")
+                        + "; the relay will not get it", Optional.of(answer.text()));
+                default -> {
+                }
+            }
+            Duration left = timeout.minusNanos(System.nanoTime() - started);
+            if (left.isNegative() || left.isZero()) {
+                throw new ClientFailure(EXIT_TIMED_OUT, wait.id() + " is still " + state + " after "
+                        + ItemText.span(timeout) + " (due " + ItemText.time(item.path("due_at"), clock.instant())
+                        + ")", Optional.of(answer.text()));
+            }
+            long dueIn = item.path("due_at").asLong() - clock.instant().getEpochSecond();
+            Duration pause = Duration.ofSeconds(Math.clamp(dueIn / 2, 1, LONGEST_POLL.toSeconds()));
+            try {
+                Thread.sleep(pause.compareTo(left) < 0 ? pause : left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ClientFailure(EXIT_FAILED, "interrupted while waiting for " + wait.id());
+            }
+            answer = api.get(path).requireSuccess();
+        }
+    }
+
+    /**
+     * The relay's words on the message's last failed or retried attempt: the item's {@code last_error}, else the
+     * last {@code relay_message} of {@code GET …/attempts} (docs/openapi.yaml); empty when neither has any.
+     */
+    private static Optional<String> relayWords(SidecarApi api, String path, JsonNode item) {
+        if (item.path("last_error").isTextual() && !item.get("last_error").asText().isEmpty()) {
+            return Optional.of(item.get("last_error").asText());
+        }
+        try {
+            SidecarApi.Answer attempts = api.get(path + "/attempts");
+            JsonNode list = attempts.status() == 200 ? JSON.readTree(attempts.text()) : null;
+            JsonNode entries = list != null && list.isObject() ? list.path("attempts") : list;
+            if (entries == null || !entries.isArray()) {
+                return Optional.empty();
+            }
+            for (int i = entries.size() - 1; i >= 0; i--) {
+                JsonNode words = entries.get(i).path("relay_message");
+                if (words.isTextual() && !words.asText().isEmpty()) {
+                    return Optional.of(words.asText());
+                }
+            }
+            return Optional.empty();
+        } catch (ClientFailure | IOException e) {
+            // The words are a courtesy; the outcome is already known.
+            return Optional.empty();
+        }
     }
 
     /** The next revision: the stored event's kind and tags, with the new due time and/or content. */
@@ -210,16 +306,25 @@ public final class ClientCommands {
         return result;
     }
 
-    private String summary(ClientRequest request, JsonNode body) {
+    private String summary(ClientRequest request, SidecarApi.Answer answer) {
         Instant now = clock.instant();
+        JsonNode body = answer.body();
         return switch (request) {
             case ClientRequest.Schedule schedule -> "scheduled " + ItemText.line(body, now);
             case ClientRequest.ListItems list -> {
                 StringJoiner lines = new StringJoiner("\n");
-                body.path("items").forEach(item -> lines.add(ItemText.line(item, now)));
+                String which = list.state().map(states -> states.equals(String.join(",",
+                                StateName.wireNames(StateName.all()))) ? "messages in any state"
+                                : "messages in state " + states.replace(",", ", "))
+                        .orElse("pending messages (" + String.join(", ", StateName.wireNames(
+                                StateName.where(state -> !state.terminal()))) + ")")
+                        + list.channel().map(channel -> " in channel " + channel).orElse("");
                 if (body.path("items").isEmpty()) {
-                    lines.add("no messages");
+                    lines.add("no " + which + (list.state().isEmpty() ? "; list --all shows every state" : ""));
+                } else {
+                    lines.add(which + ", by due time:");
                 }
+                body.path("items").forEach(item -> lines.add(ItemText.line(item, now)));
                 if (body.path("next_cursor").isTextual()) {
                     lines.add("more: list --cursor " + body.get("next_cursor").asText());
                 }
@@ -227,8 +332,12 @@ public final class ClientCommands {
             }
             case ClientRequest.Get get -> ItemText.details(body, now);
             case ClientRequest.Edit edit -> "edited " + ItemText.line(body, now);
-            case ClientRequest.Cancel cancel -> "cancelled " + ItemText.line(body, now);
+            case ClientRequest.Cancel cancel -> (answer.method().equals("GET") ? "already cancelled "
+                    : "cancelled ") + ItemText.line(body, now);
             case ClientRequest.SendNow sendNow -> "sending now " + ItemText.line(body, now);
+            case ClientRequest.Wait wait -> "published " + ItemText.line(body, now)
+                    + (body.path("published_at").isNumber() ? "  at " + ItemText.time(body.get("published_at"), now)
+                    : "");
         };
     }
 

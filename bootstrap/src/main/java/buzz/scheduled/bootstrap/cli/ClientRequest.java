@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap.cli;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -23,7 +24,12 @@ sealed interface ClientRequest {
         }
     }
 
-    /** {@code list}: {@code GET /v1/scheduled-messages} with the query parameters given. */
+    /**
+     * {@code list}: {@code GET /v1/scheduled-messages} with the query parameters given.
+     *
+     * @param state the states asked for as a comma list of wire names ({@code --state}, or every state with
+     *              {@code --all}); empty: the API's default, the pending states
+     */
     record ListItems(Optional<String> state, Optional<String> channel, Optional<Integer> limit,
                      Optional<String> cursor) implements ClientRequest {
     }
@@ -46,6 +52,15 @@ sealed interface ClientRequest {
 
     /** {@code cancel}: {@code DELETE /v1/scheduled-messages/{id}}. */
     record Cancel(UUID id) implements ClientRequest {
+    }
+
+    /**
+     * {@code wait}: read the message until it is {@code published} (done), {@code failed} or {@code cancelled} (not
+     * delivered), or {@code timeout} has passed.
+     *
+     * @param timeout how long to wait; empty: until 15 minutes past its due time (the default lateness limit)
+     */
+    record Wait(UUID id, Optional<Duration> timeout) implements ClientRequest {
     }
 
     /**
