@@ -16,6 +16,7 @@ import buzz.scheduled.application.port.out.ReplayStore;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.application.service.AttemptsService;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.DeliverySettings;
@@ -80,6 +81,14 @@ public final class ApplicationModule extends AbstractModule {
                                      buzz.scheduled.application.port.out.AdminMessageQueries messages,
                                      buzz.scheduled.application.port.out.LinkStatus links) {
         return new OperatorViewService(statistics, messages, links);
+    }
+
+    @Provides
+    @Singleton
+    AttemptsService attempts(OwnerMessageQueries owners,
+                             buzz.scheduled.application.port.out.AdminMessageQueries operators,
+                             buzz.scheduled.application.port.out.AttemptHistory history) {
+        return new AttemptsService(owners, operators, history);
     }
 
     @Provides

@@ -13,6 +13,7 @@ import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.out.RelayLimits;
+import buzz.scheduled.application.service.AttemptsService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.service.OperatorViewService;
@@ -74,12 +75,13 @@ public final class HttpModule extends AbstractModule {
     HttpApi httpApi(OwnerMessagesService owner, OperatorAccess operators, AuthenticateRequestUseCase authentication,
                     ReadinessCheck readiness, HttpSettings settings, SidecarConfig config,
                     PrometheusMeterRegistry registry, OperatorViewService view, SecretKey sidecarKey,
-                    DatabaseStatusUseCase database, RelayLimits relayLimits) {
+                    DatabaseStatusUseCase database, RelayLimits relayLimits, AttemptsService attempts) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
                 .meters(registry, registry::scrape)
                 .cors(config.operations().cors())
                 .identity(ServerIdentity.of(Optional.of(sidecarKey.publicKey())))
                 .operatorView(view, view)
+                .deliveryHistory(attempts, attempts)
                 .reportDatabase(database)
                 .relayContentLimit(() -> relayLimits.current().maxContentLength());
     }

@@ -1,6 +1,7 @@
 package buzz.scheduled.bootstrap;
 
 import buzz.scheduled.adapters.postgres.PostgresAdminMessageQueries;
+import buzz.scheduled.adapters.postgres.PostgresAttemptHistory;
 import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
 import buzz.scheduled.adapters.postgres.PostgresDatabaseProbe;
 import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
@@ -9,6 +10,7 @@ import buzz.scheduled.adapters.postgres.PostgresReplayStore;
 import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.out.AdminMessageQueries;
+import buzz.scheduled.application.port.out.AttemptHistory;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.MessageAdmission;
@@ -109,6 +111,12 @@ public final class PersistenceModule extends AbstractModule {
     @Singleton
     AdminMessageQueries adminMessageQueries(DataSource dataSource) {
         return new PostgresAdminMessageQueries(dataSource);
+    }
+
+    @Provides
+    @Singleton
+    AttemptHistory attemptHistory(DataSource dataSource) {
+        return new PostgresAttemptHistory(dataSource);
     }
 
     /** The NIP-98 replay guard, shared by every node on the database and kept across restarts. */

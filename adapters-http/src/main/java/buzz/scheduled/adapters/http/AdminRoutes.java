@@ -152,7 +152,7 @@ final class AdminRoutes {
         return new Answer.Json(200, body, NO_STORE);
     }
 
-    private static Map<String, Object> item(AdminMessage message) {
+    static Map<String, Object> item(AdminMessage message) {
         Map<String, Object> item = new LinkedHashMap<>();
         item.put("id", message.id().toString());
         item.put("owner", message.owner().hex());

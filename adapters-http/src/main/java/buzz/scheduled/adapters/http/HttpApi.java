@@ -1,8 +1,10 @@
 package buzz.scheduled.adapters.http;
 
+import buzz.scheduled.application.port.in.AdminMessageDetailUseCase;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
+import buzz.scheduled.application.port.in.MessageAttemptsUseCase;
 import buzz.scheduled.application.port.in.QueueStatsUseCase;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -184,6 +186,21 @@ public final class HttpApi {
             throw new IllegalArgumentException("the operator view needs its stats and message use cases");
         }
         routes.operatorView(new AdminRoutes(stats, messages));
+        return this;
+    }
+
+    /**
+     * Serves a message's delivery attempts ({@code GET /v1/scheduled-messages/{id}/attempts} to its owner,
+     * {@code GET /v1/admin/messages/{id}} to operators) from these use cases; without them those routes answer
+     * {@code 503 unavailable}.
+     *
+     * @return this API
+     */
+    public HttpApi deliveryHistory(MessageAttemptsUseCase owners, AdminMessageDetailUseCase operators) {
+        if (owners == null || operators == null) {
+            throw new IllegalArgumentException("the delivery history needs its owner and operator use cases");
+        }
+        routes.deliveryHistory(new AttemptRoutes(owners, operators));
         return this;
     }
 

@@ -17,7 +17,9 @@ import java.util.function.Function;
  *   <li>public documents and probes: {@code /v1/info} and {@code /} (NIP-11), {@code /healthz}, {@code /readyz},
  *       {@code /metrics}, {@code /openapi.yaml} and the operator page under {@value OperatorPage#PAGE};</li>
  *   <li>operator routes: reservations, deletion reports and purges ({@link OperatorRoutes}) and the operators'
- *       read routes ({@link AdminRoutes}, {@code 503 unavailable} until {@link #operatorView} gives them).</li>
+ *       read routes ({@link AdminRoutes}, {@code 503 unavailable} until {@link #operatorView} gives them);</li>
+ *   <li>a message's delivery attempts for its owner and for operators ({@link AttemptRoutes}, {@code 503
+ *       unavailable} until {@link #deliveryHistory} gives them).</li>
  * </ul>
  */
 final class Routes {
@@ -46,6 +48,7 @@ final class Routes {
     private final List<Entry> entries;
     private volatile Cors cors = new Cors(CorsOrigins.none());
     private volatile Optional<AdminRoutes> admin = Optional.empty();
+    private volatile Optional<AttemptRoutes> history = Optional.empty();
 
     Routes(HttpSettings settings, OwnerRoutes owner, Optional<OperatorRoutes> operator, PublicDocuments documents,
            ProbeAnswers probes, RequestMetrics metrics, OperatorPage page) {
@@ -58,9 +61,13 @@ final class Routes {
                 ownerRoute("PUT", OwnerRoutes.COLLECTION + "/{id}", owner::revise),
                 ownerRoute("DELETE", OwnerRoutes.COLLECTION + "/{id}", owner::cancel),
                 ownerRoute("POST", OwnerRoutes.COLLECTION + "/{id}/send-now", owner::sendNow),
+                new Entry(new Route("GET", AttemptRoutes.OWNER), new Handler.Owner(request -> history
+                        .map(routes -> routes.owner(request))
+                        .orElseGet(() -> historyUnavailable()))),
                 ownerPreflight(OwnerRoutes.COLLECTION, "GET, POST"),
                 ownerPreflight(OwnerRoutes.COLLECTION + "/{id}", "GET, PUT, DELETE"),
                 ownerPreflight(OwnerRoutes.COLLECTION + "/{id}/send-now", "POST"),
+                ownerPreflight(AttemptRoutes.OWNER, "GET"),
                 publicRoute("GET", "/v1/info", ctx -> documents.info(ctx, false)),
                 publicRoute("GET", "/", ctx -> documents.info(ctx, true)),
                 publicRoute("OPTIONS", "/v1/info", ctx -> Cors.infoPreflight()),
@@ -76,6 +83,9 @@ final class Routes {
                 operatorRoute("DELETE", OperatorRoutes.ALL_MESSAGES, OperatorRoutes::purgeAll),
                 adminRoute(AdminRoutes.MESSAGES, AdminRoutes::messages),
                 adminRoute(AdminRoutes.STATS, AdminRoutes::stats),
+                new Entry(new Route("GET", AttemptRoutes.OPERATOR), new Handler.Operator(request -> history
+                        .map(routes -> routes.operator(request))
+                        .orElseGet(() -> historyUnavailable()))),
                 publicRoute("GET", OperatorPage.PAGE, ctx -> ctx.path().endsWith("/") ? OperatorPage.canonical() : page.page()),
                 publicRoute("GET", OperatorPage.SCRIPT, ctx -> page.script()),
                 publicRoute("GET", OperatorPage.STYLE, ctx -> page.style()));
@@ -99,6 +109,16 @@ final class Routes {
     /** Serves the operators' read routes from {@code routes} from now on. */
     void operatorView(AdminRoutes routes) {
         this.admin = Optional.of(routes);
+    }
+
+    /** Serves the attempt routes (owner and operator) from {@code routes} from now on. */
+    void deliveryHistory(AttemptRoutes routes) {
+        this.history = Optional.of(routes);
+    }
+
+    private Answer historyUnavailable() {
+        return Answer.Problem.unavailable("delivery attempts are not configured on this server",
+                settings.retryAfter().toSeconds());
     }
 
     private static Entry ownerRoute(String method, String path, Function<OwnerRequest, Answer> handler) {

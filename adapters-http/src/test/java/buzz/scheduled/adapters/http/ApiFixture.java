@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.FakeEventSignatures;
+import buzz.scheduled.application.fakes.InMemoryAdminMessageQueries;
 import buzz.scheduled.application.fakes.FakeOwnerWriteLimiter;
 import buzz.scheduled.application.fakes.InMemoryChannelAdministration;
 import buzz.scheduled.application.fakes.InMemoryDeliveryStore;
@@ -15,6 +16,7 @@ import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.port.out.RelayLimits;
+import buzz.scheduled.application.service.AttemptsService;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.OwnerMessagesService;
@@ -116,12 +118,14 @@ final class ApiFixture implements AutoCloseable {
                 Duration.ofSeconds(900));
         OwnerMessagesService service = new OwnerMessagesService(faults, faults, faults, signatures, access,
                 new SequentialScheduleIds(), clock, DueWorkNotice.NONE, scheduling, RelayLimits.UNKNOWN, writes);
+        AttemptsService attempts = new AttemptsService(store, new InMemoryAdminMessageQueries(store), delivery);
         settings = tune.apply(HttpSettings.of(true, BASE, Duration.ofDays(120), MAX_CONTENT_BYTES, MAX_PENDING));
         api = configure.apply(new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
                 OperatorUseCases.of(reservations == null ? new ReservationsService(administration) : reservations,
                         new DeletionService(administration))),
                 new AuthenticateRequestService(signatures, clock), readiness, settings)
-                .meters(registry, registry::scrape));
+                .meters(registry, registry::scrape)
+                .deliveryHistory(attempts, attempts));
         port = api.start("127.0.0.1", 0);
     }
 

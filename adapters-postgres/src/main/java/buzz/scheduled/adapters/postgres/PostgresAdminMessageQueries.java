@@ -18,15 +18,24 @@ import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Record;
+import org.jooq.SelectField;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 
 /**
  * Operators' message listing on PostgreSQL: metadata columns only ({@code event_json} is never selected; whether it
- * is still stored is read as {@code event_json IS NULL}), ordered by (due time, id), keyset paging.
+ * is still stored is read as {@code event_json IS NULL}), ordered by (due time, id), keyset paging; or one message
+ * by its id.
  */
 public final class PostgresAdminMessageQueries implements AdminMessageQueries {
+
+    /** The metadata columns: never {@code event_json} itself, only whether it is still stored. */
+    private static final List<SelectField<?>> COLUMNS = List.of(SCHEDULED_MESSAGE.ID, SCHEDULED_MESSAGE.OWNER,
+            SCHEDULED_MESSAGE.CHANNEL, SCHEDULED_MESSAGE.REVISION, SCHEDULED_MESSAGE.STATE, SCHEDULED_MESSAGE.REASON,
+            SCHEDULED_MESSAGE.EVENT_ID, SCHEDULED_MESSAGE.DUE_AT, SCHEDULED_MESSAGE.ATTEMPTS,
+            SCHEDULED_MESSAGE.CREATED_AT, SCHEDULED_MESSAGE.UPDATED_AT, SCHEDULED_MESSAGE.FINISHED_AT,
+            SCHEDULED_MESSAGE.LAST_ERROR, SCHEDULED_MESSAGE.EVENT_JSON.isNull().as("purged"));
 
     private final DSLContext dsl;
 
@@ -53,21 +62,14 @@ public final class PostgresAdminMessageQueries implements AdminMessageQueries {
             where = where.and(DSL.row(m.DUE_AT, m.ID).gt(after.dueAt(), after.id().value()));
         }
         List<AdminMessage> items = new ArrayList<>();
-        var rows = dsl.select(m.ID, m.OWNER, m.CHANNEL, m.REVISION, m.STATE, m.REASON, m.EVENT_ID, m.DUE_AT,
-                        m.ATTEMPTS, m.CREATED_AT, m.UPDATED_AT, m.FINISHED_AT, m.LAST_ERROR,
-                        m.EVENT_JSON.isNull().as("purged"))
+        var rows = dsl.select(COLUMNS)
                 .from(m)
                 .where(where)
                 .orderBy(m.DUE_AT, m.ID)
                 .limit(query.limit() + 1)
                 .fetch();
         for (Record row : rows) {
-            items.add(new AdminMessage(new ScheduleId(row.get(m.ID)), new PublicKey(row.get(m.OWNER)),
-                    new Channel(row.get(m.CHANNEL)), row.get(m.REVISION), row.get(m.STATE),
-                    Optional.ofNullable(row.get(m.REASON)), new EventId(row.get(m.EVENT_ID)), row.get(m.DUE_AT),
-                    row.get(m.ATTEMPTS), row.get(m.CREATED_AT), row.get(m.UPDATED_AT),
-                    Optional.ofNullable(row.get(m.FINISHED_AT)), Optional.ofNullable(row.get(m.LAST_ERROR)),
-                    row.get("purged", Boolean.class)));
+            items.add(message(row));
         }
         Optional<Position> next = Optional.empty();
         if (items.size() > query.limit()) {
@@ -76,5 +78,24 @@ public final class PostgresAdminMessageQueries implements AdminMessageQueries {
             next = Optional.of(new Position(last.dueAt(), last.id()));
         }
         return new AdminPage(items, next);
+    }
+
+    @Override
+    public Optional<AdminMessage> find(ScheduleId id) {
+        return dsl.select(COLUMNS)
+                .from(SCHEDULED_MESSAGE)
+                .where(SCHEDULED_MESSAGE.ID.eq(id.value()))
+                .fetchOptional()
+                .map(PostgresAdminMessageQueries::message);
+    }
+
+    private static AdminMessage message(Record row) {
+        var m = SCHEDULED_MESSAGE;
+        return new AdminMessage(new ScheduleId(row.get(m.ID)), new PublicKey(row.get(m.OWNER)),
+                new Channel(row.get(m.CHANNEL)), row.get(m.REVISION), row.get(m.STATE),
+                Optional.ofNullable(row.get(m.REASON)), new EventId(row.get(m.EVENT_ID)), row.get(m.DUE_AT),
+                row.get(m.ATTEMPTS), row.get(m.CREATED_AT), row.get(m.UPDATED_AT),
+                Optional.ofNullable(row.get(m.FINISHED_AT)), Optional.ofNullable(row.get(m.LAST_ERROR)),
+                row.get("purged", Boolean.class));
     }
 }

@@ -1,5 +1,6 @@
 package buzz.scheduled.adapters.postgres;
 
+import buzz.scheduled.application.port.out.AttemptHistory;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.PublicKey;
@@ -67,7 +68,9 @@ public final class PostgresDeliveryStore implements DeliveryStore {
     /**
      * Outcomes by position ({@code WITH ORDINALITY}): {@code publish}, {@code retry} (rescheduled at now() + delay, or
      * failed {@code expired} when that is past the lateness limit), {@code fail} (with a reason; the payload of every
-     * revision is purged) and {@code release} (claimable again at once).
+     * revision is purged) and {@code release} (claimable again at once). A retry or a failure also adds a row to
+     * {@code delivery_attempt} (migration V13), up to {@link AttemptHistory#MAX_RECORDED} per message; a publication
+     * adds none (the message's own row tells it).
      */
     static final String FINISH = """
             WITH w AS (
@@ -107,7 +110,15 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                    AND m.state = %4$s
                    AND m.fencing_token = w.token
                    AND m.revision = w.revision
-                RETURNING w.ord, m.id, m.state, now() AS written_at
+                RETURNING w.ord, m.id, m.state, now() AS written_at, w.outcome AS asked, m.attempts, m.revision,
+                          m.reason, w.why
+            ), attempted AS (
+                INSERT INTO delivery_attempt (message_id, attempt, revision, recorded_at, outcome, reason,
+                                              relay_message)
+                SELECT u.id, u.attempts, u.revision, u.written_at,
+                       CASE WHEN u.state = %2$s THEN 'failed' ELSE 'retry' END, u.reason, u.why
+                  FROM u
+                 WHERE u.asked IN ('retry', 'fail') AND u.attempts <= %5$d
             ), purged AS (
                 UPDATE scheduled_message_revision r
                    SET event_json = NULL
@@ -115,7 +126,7 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                  WHERE r.message_id = u.id AND u.state = %2$s AND r.event_json IS NOT NULL
             )
             SELECT ord, state, written_at FROM u""".formatted(StateLiterals.PUBLISHED, StateLiterals.FAILED,
-            StateLiterals.RESCHEDULED, StateLiterals.FINISHABLE);
+            StateLiterals.RESCHEDULED, StateLiterals.FINISHABLE, AttemptHistory.MAX_RECORDED);
 
     static final String RENEW = """
             UPDATE scheduled_message m

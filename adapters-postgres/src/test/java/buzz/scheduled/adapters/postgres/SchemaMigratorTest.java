@@ -43,8 +43,8 @@ class SchemaMigratorTest {
         assertThat(report.schemaVersion()).isEqualTo(migrator.status().binaryVersion());
         assertThat(migrator.status().pending()).isZero();
         assertThat(db.queryColumn("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"))
-                .containsExactly("channel_tombstone", "flyway_schema_history", "idempotency_key",
-                        "nip98_replay", "scheduled_message", "scheduled_message_revision");
+                .containsExactly("channel_tombstone", "delivery_attempt", "flyway_schema_history",
+                        "idempotency_key", "nip98_replay", "scheduled_message", "scheduled_message_revision");
     }
 
     @Test

@@ -1,8 +1,11 @@
 package buzz.scheduled.application.fakes;
 
+import buzz.scheduled.application.port.out.AttemptHistory;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
+import buzz.scheduled.domain.schedule.AttemptOutcome;
+import buzz.scheduled.domain.schedule.DeliveryAttempt;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.FencingToken;
 import buzz.scheduled.domain.schedule.Lateness;
@@ -15,8 +18,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,9 +32,10 @@ import java.util.function.Predicate;
  * an owner's edit and a claim are as atomic against each other as two transactions. Every write is a row of
  * {@link Transition}'s table ({@link TableMoves}); the PostgreSQL store must agree with it ({@code
  * DeliveryStoreContract},
- * {@code TransitionContract}).
+ * {@code TransitionContract}). It keeps the attempts its finishing writes record ({@link AttemptHistory}) as the
+ * PostgreSQL store does ({@code AttemptHistoryContract}).
  */
-public final class InMemoryDeliveryStore implements DeliveryStore {
+public final class InMemoryDeliveryStore implements DeliveryStore, AttemptHistory {
     private static final Comparator<ScheduledMessage> BY_CLAIMABLE = Comparator
             .comparing(InMemoryDeliveryStore::claimableAt)
             .thenComparing(m -> m.id().toString());
@@ -38,6 +44,8 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
     private final SettableClock clock;
     private final AtomicLong tokens = new AtomicLong();
     private volatile Predicate<Finish> failingWrite = finish -> false;
+    /** Retried and failed attempts by message, guarded by {@code store}'s lock. */
+    private final Map<ScheduleId, List<DeliveryAttempt>> attempts = new HashMap<>();
 
     /**
      * @param store the rows (and the lock) shared with the owner's store
@@ -140,7 +148,49 @@ public final class InMemoryDeliveryStore implements DeliveryStore {
             return new FinishResult(Written.LOST, Optional.empty());
         }
         store.put(moved.get());
+        recordAttempt(finish, written, stored, now);
         return new FinishResult(written, Optional.of(now));
+    }
+
+    private void recordAttempt(Finish finish, Written written, ScheduledMessage stored, Instant now) {
+        String why;
+        switch (finish) {
+            case Finish.Retry retry -> why = retry.why();
+            case Finish.Fail fail -> why = fail.why();
+            case Finish.Publish publish -> {
+                return;
+            }
+            case Finish.Release release -> {
+                return;
+            }
+        }
+        if (stored.attempts() > MAX_RECORDED) {
+            return;
+        }
+        AttemptOutcome outcome = switch (written) {
+            case RESCHEDULED -> new AttemptOutcome.Retry();
+            case EXPIRED -> new AttemptOutcome.Failed(FailureReason.EXPIRED);
+            case FAILED -> new AttemptOutcome.Failed(((Finish.Fail) finish).reason());
+            case PUBLISHED, LOST, FAILED_TO_WRITE -> throw new IllegalStateException("not an attempt: " + written);
+        };
+        attempts.computeIfAbsent(stored.id(), id -> new ArrayList<>()).add(new DeliveryAttempt(stored.attempts(),
+                stored.revision(), now, outcome, why.isEmpty() ? Optional.empty() : Optional.of(why)));
+    }
+
+    @Override
+    public List<DeliveryAttempt> attempts(ScheduleId id) {
+        synchronized (store) {
+            ScheduledMessage message = store.row(id);
+            if (message == null) {
+                return List.of();
+            }
+            List<DeliveryAttempt> all = new ArrayList<>(attempts.getOrDefault(id, List.of()));
+            if (message.state() instanceof ScheduleState.Published published) {
+                all.add(new DeliveryAttempt(Math.max(message.attempts(), 1), message.revision(), published.publishedAt(),
+                        new AttemptOutcome.Published(), Optional.empty()));
+            }
+            return all;
+        }
     }
 
     @Override
