@@ -16,6 +16,7 @@ import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.AttemptsService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.service.OperatorActionsService;
 import buzz.scheduled.application.service.OperatorViewService;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
@@ -75,13 +76,15 @@ public final class HttpModule extends AbstractModule {
     HttpApi httpApi(OwnerMessagesService owner, OperatorAccess operators, AuthenticateRequestUseCase authentication,
                     ReadinessCheck readiness, HttpSettings settings, SidecarConfig config,
                     PrometheusMeterRegistry registry, OperatorViewService view, SecretKey sidecarKey,
-                    DatabaseStatusUseCase database, RelayLimits relayLimits, AttemptsService attempts) {
+                    DatabaseStatusUseCase database, RelayLimits relayLimits, AttemptsService attempts,
+                    OperatorActionsService actions) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
                 .meters(registry, registry::scrape)
                 .cors(config.operations().cors())
                 .identity(ServerIdentity.of(Optional.of(sidecarKey.publicKey())))
                 .operatorView(view, view)
                 .deliveryHistory(attempts, attempts)
+                .operatorActions(actions, actions, attempts)
                 .reportDatabase(database)
                 .relayContentLimit(() -> relayLimits.current().maxContentLength());
     }

@@ -79,7 +79,7 @@ final class RequestAuthentication {
                             + caller.pubkey().hex() + " is not an operator of this sidecar (RELAY_OPERATOR_PUBKEYS)"));
                 }
                 yield new Checked.Allowed<>(new OperatorRequest(caller.pubkey(), Map.copyOf(ctx.pathParamMap()),
-                        queryParameters(ctx), allowed.request().body()));
+                        queryParameters(ctx), headers(ctx), allowed.request().body()));
             }
         };
     }
