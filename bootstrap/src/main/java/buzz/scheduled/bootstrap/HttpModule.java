@@ -20,6 +20,7 @@ import buzz.scheduled.application.service.OperatorActionsService;
 import buzz.scheduled.application.service.OperatorViewService;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.metrics.SidecarMeters;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
@@ -79,7 +80,7 @@ public final class HttpModule extends AbstractModule {
                     DatabaseStatusUseCase database, RelayLimits relayLimits, AttemptsService attempts,
                     OperatorActionsService actions) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
-                .meters(registry, registry::scrape)
+                .meters(registry, () -> SidecarMeters.scrape(registry))
                 .cors(config.operations().cors())
                 .identity(ServerIdentity.of(Optional.of(sidecarKey.publicKey())))
                 .operatorView(view, view)

@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.http;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +39,8 @@ final class ConnectionGuard extends AbstractLifeCycle implements Connection.List
     static final String GLOBAL = "max_connections";
     /** {@code reason} of a connection closed by the header timeout. */
     static final String HEADER = "header";
+    /** Every {@code reason} a refusal is counted under. */
+    static final List<String> REFUSAL_REASONS = List.of(PER_ADDRESS, GLOBAL);
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
 

@@ -332,6 +332,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                             break;
                         }
                         next.writtenAt = now;
+                        counters.eventsSent.incrementAndGet();
                         next.answerBy = Math.min(now + next.publication.timeout().toNanos(), next.publication.sendBy());
                         target.expect(next);
                         text = next.frame;
@@ -997,9 +998,10 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
      * @param notSent      frames never written (deadline passed, claim lost)
      * @param tooLarge     frames refused as too large for the relay
      * @param authRefusals NIP-42 AUTH attempts the relay refused
+     * @param eventsSent   {@code EVENT} frames written to the relay's connection (resends included)
      */
     public record Counts(long connections, long drops, long timeouts, long found, long resent, long notSent,
-                         long tooLarge, long authRefusals) {
+                         long tooLarge, long authRefusals, long eventsSent) {
     }
 
     private static final class Counters {
@@ -1011,10 +1013,11 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         final AtomicLong notSent = new AtomicLong();
         final AtomicLong tooLarge = new AtomicLong();
         final AtomicLong authRefusals = new AtomicLong();
+        final AtomicLong eventsSent = new AtomicLong();
 
         Counts snapshot() {
             return new Counts(connections.get(), drops.get(), timeouts.get(), found.get(), resent.get(),
-                    notSent.get(), tooLarge.get(), authRefusals.get());
+                    notSent.get(), tooLarge.get(), authRefusals.get(), eventsSent.get());
         }
     }
 
