@@ -97,7 +97,7 @@ public final class HttpApi {
         this.settings = settings;
         BodyCap bodyCap = new BodyCap(settings);
         this.deadline = new DeadlineRunner(settings);
-        this.authentication = new RequestAuthentication(settings, authentication, operatorAccess, bodyCap);
+        this.authentication = new RequestAuthentication(settings, authentication, operatorAccess, bodyCap, deadline);
         this.probes = new ProbeAnswers(readiness, deadline, settings);
         this.documents = new PublicDocuments(settings);
         this.routes = new Routes(settings, new OwnerRoutes(useCases, settings),

@@ -20,6 +20,7 @@ import buzz.scheduled.application.service.AttemptsService;
 import buzz.scheduled.application.service.OperatorActionsService;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
+import buzz.scheduled.application.service.InProcessReplayStore;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.application.service.ReservationsService;
 import buzz.scheduled.application.service.SchedulingSettings;
@@ -90,6 +91,8 @@ final class ApiFixture implements AutoCloseable {
     final InMemoryChannelAdministration administration = new InMemoryChannelAdministration(store);
     /** Unlimited unless a test gives an owner a number of writes. */
     final FakeOwnerWriteLimiter writes = new FakeOwnerWriteLimiter();
+    /** The NIP-98 replay guard's store, which a test may slow down (a pool with no connection to lend). */
+    final SlowReplayStore replays = new SlowReplayStore(new InProcessReplayStore(10_000, clock));
     final HttpSettings settings;
     final HttpApi api;
     final io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
@@ -128,7 +131,8 @@ final class ApiFixture implements AutoCloseable {
         api = configure.apply(new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
                 OperatorUseCases.of(reservations == null ? new ReservationsService(administration) : reservations,
                         new DeletionService(administration))),
-                new AuthenticateRequestService(signatures, clock), readiness, settings)
+                new AuthenticateRequestService(signatures, clock, AuthenticateRequestService.DEFAULT_WINDOW, replays),
+                readiness, settings)
                 .meters(registry, registry::scrape)
                 .deliveryHistory(attempts, attempts)
                 .operatorActions(actions, actions, attempts));
