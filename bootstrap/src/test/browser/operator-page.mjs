@@ -113,6 +113,9 @@ async function operatorJourney(browser) {
     text: await page.textContent('#detail'),
   };
 
+  // The docs' picture: a failure, its detail with the relay's words and the requeue button.
+  await page.screenshot({ path: env.SCREENSHOT, fullPage: true });
+
   // The operator fixes the relay's setting, then requeues: the owner's signed event goes out, once.
   writeFileSync(env.RESTRICTED_FILE, '');
   await page.click('[data-testid="requeue"]');
@@ -160,7 +163,6 @@ async function operatorJourney(browser) {
   result.signedUrls = signed.slice();
   result.localStorage = await page.evaluate(() => window.localStorage.length + window.sessionStorage.length);
   result.cookies = (await context.cookies()).length;
-  await page.screenshot({ path: env.SCREENSHOT, fullPage: true });
   await context.close();
   return result;
 }

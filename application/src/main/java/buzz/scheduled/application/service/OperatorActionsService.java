@@ -25,7 +25,7 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
- * An operator's actions on one message of any owner (docs/scheduled-messages.md "The operator console"): cancel a
+ * An operator's actions on one message of any owner (docs/scheduled-messages.md §8): cancel a
  * pending message, requeue a failed one. The domain decides ({@link ScheduledMessage#cancel},
  * {@link ScheduledMessage#requeue}); the write is the owner's compare-and-set, and a requeue's is made under the
  * channel lock with the tombstone and the window limit re-checked, like an edit, so it can neither slip into a channel
@@ -130,7 +130,8 @@ public final class OperatorActionsService implements OperatorCancelUseCase, Requ
                 return answered.get();
             }
         }
-        return new OwnerChangeResult.Unavailable("message " + id + " kept changing under concurrent writers; try again");
+        return new OwnerChangeResult.Unavailable("message " + id + " kept changing under concurrent writers;"
+                + " try again");
     }
 
     private String conflictMessage(OwnerRefusal refusal, ScheduledMessage current) {

@@ -29,13 +29,14 @@ import java.util.function.ToLongFunction;
  * client's {@code buzz_relay_*_total} and the database watch's {@code buzz_database_up} and
  * {@code buzz_clock_skew_seconds}.
  *
- * <p>One vocabulary (docs/scheduled-messages.md, "Metrics"): every recorded delivery outcome is counted once, in
- * {@code buzz_delivery_outcomes_total{outcome,relay}} ({@link DeliveryOutcomes}); the other counters count what no
- * outcome says (claims, lost fences, reaped claims, frames on the relay's connection) and never an outcome again.
- * "Sent" means one thing: an {@code EVENT} frame written to the relay's connection ({@code buzz_relay_events_sent_total};
- * an outcome's {@code relay="not-sent"} is a frame never written). {@link #scrape} leaves out the {@code _max} gauge
- * Micrometer adds beside each histogram: the buckets already bound the largest value, and a gauge that forgets
- * between scrapes beside a cumulative histogram reads as a second, different figure.
+ * <p>One vocabulary (docs/scheduled-messages.md §9, the metrics vocabulary): every recorded delivery outcome is
+ * counted once, in {@code buzz_delivery_outcomes_total{outcome,relay}} ({@link DeliveryOutcomes}); the other counters
+ * count what no outcome says (claims, lost fences, reaped claims, frames on the relay's connection) and never an
+ * outcome again. "Sent" means one thing: an {@code EVENT} frame written to the relay's connection
+ * ({@code buzz_relay_events_sent_total}; an outcome's {@code relay="not-sent"} is a frame never written).
+ * {@link #scrape} leaves out the {@code _max} gauge Micrometer adds beside each histogram: the buckets already bound
+ * the largest value, and a gauge that forgets between scrapes beside a cumulative histogram reads as a second,
+ * different figure.
  */
 public final class SidecarMeters {
     private SidecarMeters() {

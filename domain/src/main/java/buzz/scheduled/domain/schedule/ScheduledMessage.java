@@ -183,8 +183,8 @@ public record ScheduledMessage(
     }
 
     /**
-     * Makes a failed message due again with its stored event (an operator's requeue, docs/scheduled-messages.md "The
-     * operator console"): {@code scheduled} with no retry time, the same revision, event and due time, the attempts
+     * Makes a failed message due again with its stored event (an operator's requeue, docs/scheduled-messages.md §8):
+     * {@code scheduled} with no retry time, the same revision, event and due time, the attempts
      * counted so far. Refused when the message did not fail ({@code not_failed}, {@code already_sent}), when its event
      * was purged ({@code event_purged}), or when its {@code created_at} is more than {@code latenessLimit} before
      * {@code now} ({@code resign_required}): delivery would fail it {@code expired} at once, and a relay refuses an

@@ -48,7 +48,7 @@ public enum Transition {
     REVOKE,
     /**
      * An operator makes a failed message due again with the owner's stored event, once the cause is fixed
-     * (docs/scheduled-messages.md, "The operator console"): back to {@code scheduled}, no retry time.
+     * (docs/scheduled-messages.md §8): back to {@code scheduled}, no retry time.
      */
     REQUEUE;
 

@@ -198,7 +198,7 @@
     const svg = $('chart');
     const ns = 'http://www.w3.org/2000/svg';
     svg.textContent = '';
-    const left = 80, right = 705, top = 10, bottom = 170;
+    const left = 80, right = 685, top = 10, bottom = 170;
     const width = right - left, height = bottom - top, slot = width / 60;
     const minutes = new Map(stats.throughput.per_minute.map((m) => [m.start, m]));
     const end = Math.floor(stats.now / 60) * 60;

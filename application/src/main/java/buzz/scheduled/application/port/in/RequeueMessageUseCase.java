@@ -7,8 +7,8 @@ import java.util.Optional;
 
 /**
  * An operator makes a failed message due again with its owner's stored, signed event
- * ({@code POST /v1/admin/messages/{id}/requeue}, docs/openapi.yaml; docs/scheduled-messages.md "The operator
- * console"), e.g. after fixing the setting that failed it. Refused ({@link OwnerChangeResult.StateConflict}) when it
+ * ({@code POST /v1/admin/messages/{id}/requeue}, docs/openapi.yaml; docs/scheduled-messages.md §8), e.g. after
+ * fixing the setting that failed it. Refused ({@link OwnerChangeResult.StateConflict}) when it
  * did not fail ({@code not_failed}, {@code already_sent}), when its event was purged ({@code event_purged}), or when
  * its {@code created_at} is older than the lateness limit ({@code resign_required}); a newer revision than the one the
  * operator saw is a {@link OwnerChangeResult.RevisionConflict}; a deleted channel or a full channel window is
