@@ -39,6 +39,8 @@
 //                    beyond that is answered ["CLOSED", <id>, "error: too many subscriptions"] and not run.
 // --log-received FILE appends {"id","at","bytes","connection"} for every EVENT message it reads, "at" in Unix ms.
 //
+// NIP-09: a kind-5 deletion removes the events it names by the same author, and is itself stored and broadcast.
+//
 // NIP-11: an HTTP GET with "Accept: application/nostr+json" on the same port answers the relay information
 // document (name, supported_nips, and whatever plugins add, e.g. the relay's "pubkey").
 //
@@ -151,6 +153,19 @@ class MemoryEventRepository extends EventRepository {
     this.events.set(event.id, event);
   }
 
+  /**
+   * NIP-09, as strfry and khatru do it: the events the deletion names with "e" tags are removed when they have the
+   * deletion's author, and the deletion itself is stored and sent to subscribers (the core only calls this and
+   * neither stores nor broadcasts a kind 5).
+   */
+  async deleteByDeletionRequest(event) {
+    for (const tag of event.tags) {
+      const old = tag[0] === 'e' ? this.events.get(tag[1]) : undefined;
+      if (old && old.pubkey === event.pubkey && old.kind !== 5) this.events.delete(tag[1]);
+    }
+    if (this.upsert(event).isDuplicate === false && this.afterDeletion) await this.afterDeletion(event);
+  }
+
   find(filter) {
     const matching = [...this.events.values()]
       .filter(event => matches(event, filter))
@@ -196,7 +211,8 @@ function loadPlugin(file, options, relay) {
 
 async function main() {
   const options = parseOptions(process.argv.slice(2), process.env);
-  const relay = new NostrRelay(new MemoryEventRepository(options.data, options.maxResults), {
+  const repository = new MemoryEventRepository(options.data, options.maxResults);
+  const relay = new NostrRelay(repository, {
     // NIP-42 is on exactly when a hostname is set; AUTH events must name ws://<this host>:...
     hostname: options.auth ? (options.authHostname ?? options.host) : undefined,
     logLevel: LogLevel.ERROR,
@@ -205,6 +221,7 @@ async function main() {
     eventHandlingResultCacheTtl: 0,
     filterResultCacheTtl: 0,
   });
+  repository.afterDeletion = event => relay.broadcast(event);
   if (options.auth) relay.register(requireAuthPlugin());
   const plugins = options.plugins.map(file => loadPlugin(file, options, relay));
   for (const plugin of plugins) relay.register(plugin);

@@ -5,9 +5,12 @@ import buzz.scheduled.adapters.relay.signature.Bip340Signer;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.domain.nostr.EventId;
+import buzz.scheduled.domain.nostr.Hex;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import java.util.List;
+import org.bouncycastle.crypto.params.ECPublicKeyParameters;
+import org.bouncycastle.crypto.signers.BIP340Signer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -19,8 +22,9 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * Cost of accepting one signed event (NIP-01, BIP-340): the full {@link EventSignatures} check (recompute the id,
- * decode the pubkey, BIP-340 verify with BouncyCastle), its id part alone, and strict wire reading plus the check,
- * for a typical kind-9 channel message (about 280 characters, mixed ASCII and non-ASCII, three tags).
+ * decode the pubkey, BIP-340 verify with the sidecar's {@code Secp256k1Schnorr}), the same with BouncyCastle's
+ * verifier as the peer, its id part alone, and strict wire reading plus the check, for a typical kind-9 channel
+ * message (about 280 characters, mixed ASCII and non-ASCII, three tags).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -54,6 +58,26 @@ public class SignatureVerificationBenchmark {
     @Benchmark
     public EventSignatures.Verdict verifyEvent() {
         return signatures.verify(event);
+    }
+
+    /**
+     * The peer the sidecar's own verifier replaced, on the same event: id recomputation, then BouncyCastle 1.87's
+     * {@code BIP340Signer} (pubkey decoding and verification over the custom secp256k1 curve with GLV).
+     */
+    @Benchmark
+    public boolean verifyEventBouncyCastle() {
+        if (!event.idMatchesContent()) {
+            return false;
+        }
+        ECPublicKeyParameters key = BIP340Signer.decodePublicKey(Hex.decode(event.pubkey().hex()));
+        if (key == null) {
+            return false;
+        }
+        BIP340Signer verifier = new BIP340Signer();
+        verifier.init(false, key);
+        byte[] id = Hex.decode(event.id().hex());
+        verifier.update(id, 0, id.length);
+        return verifier.verifySignature(Hex.decode(event.sig().hex()));
     }
 
     /** The id part alone: canonical serialization + SHA-256. */

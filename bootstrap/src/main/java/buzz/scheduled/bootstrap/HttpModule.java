@@ -11,6 +11,7 @@ import buzz.scheduled.adapters.http.ReadinessCheck;
 import buzz.scheduled.adapters.http.ReadinessCheck.Readiness;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
+import buzz.scheduled.application.port.in.OwnerSettingsUseCase;
 import buzz.scheduled.application.port.in.ReservationsUseCase;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.AttemptsService;
@@ -78,7 +79,7 @@ public final class HttpModule extends AbstractModule {
                     ReadinessCheck readiness, HttpSettings settings, SidecarConfig config,
                     PrometheusMeterRegistry registry, OperatorViewService view, SecretKey sidecarKey,
                     DatabaseStatusUseCase database, RelayLimits relayLimits, AttemptsService attempts,
-                    OperatorActionsService actions) {
+                    OperatorActionsService actions, OwnerSettingsUseCase ownerSettings) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
                 .meters(registry, () -> SidecarMeters.scrape(registry))
                 .cors(config.operations().cors())
@@ -87,6 +88,8 @@ public final class HttpModule extends AbstractModule {
                 .deliveryHistory(attempts, attempts)
                 .operatorActions(actions, actions, attempts)
                 .reportDatabase(database)
-                .relayContentLimit(() -> relayLimits.current().maxContentLength());
+                .relayContentLimit(() -> relayLimits.current().maxContentLength())
+                .ownerSettings(ownerSettings)
+                .nostrFeatures(config.nostr().dvm(), config.nostr().notices());
     }
 }

@@ -135,7 +135,7 @@ public final class Main {
                 case "serve" -> noOptions(command, options) ? serve(configured()) : EXIT_USAGE;
                 case "migrate" -> noOptions(command, options) ? migrate(configured()) : EXIT_USAGE;
                 case "keygen" -> keygen(options);
-                case "schedule", "list", "get", "edit", "cancel", "send-now", "wait" ->
+                case "schedule", "list", "get", "edit", "cancel", "send-now", "wait", "settings" ->
                         new ClientCommands(environment, System.in, out, err, InstantSource.system()).run(command, options);
                 case "help", "--help", "-h" -> {
                     out.println(USAGE);

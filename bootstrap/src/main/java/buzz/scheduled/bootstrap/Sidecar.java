@@ -5,14 +5,19 @@ import buzz.scheduled.adapters.postgres.PostgresDatabaseProbe;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
 import buzz.scheduled.adapters.relay.Nip11RelayLimits;
 import buzz.scheduled.adapters.relay.RelayClient;
+import buzz.scheduled.adapters.relay.RelayExchange;
+import buzz.scheduled.adapters.relay.dvm.DvmFeed;
 import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.in.PruneRetentionUseCase;
 import buzz.scheduled.application.port.in.QueueStatsUseCase;
 import buzz.scheduled.application.port.out.LinkStatus;
+import buzz.scheduled.application.port.out.NoticeOutbox;
 import buzz.scheduled.application.service.DatabaseWatch;
 import buzz.scheduled.application.service.Dispatcher;
+import buzz.scheduled.application.service.JobRequestService;
+import buzz.scheduled.application.service.NoticeService;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
 import buzz.scheduled.bootstrap.config.SidecarConfig.AccessPolicyChoice;
 import buzz.scheduled.bootstrap.database.SidecarDatabase;
@@ -55,6 +60,11 @@ public final class Sidecar implements AutoCloseable {
         }
     }
 
+    /** Pause between notice passes. */
+    static final Duration NOTICE_PASS_EVERY = Duration.ofSeconds(2);
+    /** Pause between passes that answer finished kind-5905 requests. */
+    static final Duration ANSWER_PASS_EVERY = Duration.ofSeconds(1);
+
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();
     private boolean closed;
     private volatile Injector injector;
@@ -87,6 +97,7 @@ public final class Sidecar implements AutoCloseable {
                 startGroupFeed(config);
             }
             startDelivery(config);
+            startNostr(config);
             RetentionPasses retention = own(new RetentionPasses(injector.getInstance(PruneRetentionUseCase.class),
                     RetentionPasses.FIRST_PASS_AFTER, RetentionPasses.EVERY));
             retention.start();
@@ -152,6 +163,33 @@ public final class Sidecar implements AutoCloseable {
     }
 
     /**
+     * Switches the notice outbox on or off for the database ({@code BUZZ_NOTICES}), then starts the notice sender and,
+     * with {@code BUZZ_DVM=on}, the kind-5905 feed and its answers (docs/nostr.md). After delivery, whose relay
+     * connection they publish on; closed before it.
+     */
+    private void startNostr(SidecarConfig config) {
+        SidecarConfig.Nostr nostr = config.nostr();
+        injector.getInstance(NoticeOutbox.class).switchTo(nostr.notices());
+        if (!nostr.notices() && !nostr.dvm()) {
+            return;
+        }
+        own(injector.getInstance(RelayExchange.class));
+        if (nostr.notices()) {
+            NoticeService notices = injector.getInstance(NoticeService.class);
+            own(new NostrPasses("buzz-notices", () -> notices.sendDue().notices(), NOTICE_PASS_EVERY));
+            LOG.info("NIP-17 notices on: at most {} an hour per owner", nostr.noticesPerOwnerPerHour());
+        }
+        if (nostr.dvm()) {
+            JobRequestService jobs = injector.getInstance(JobRequestService.class);
+            own(new NostrPasses("buzz-dvm-answers", jobs::answerFinished, ANSWER_PASS_EVERY));
+            DvmFeed feed = own(injector.getInstance(DvmFeed.class));
+            feed.start();
+            LOG.info("NIP-90 kind-5905 front door on: following {} for requests to {}", config.relay().url(),
+                    injector.getInstance(SecretKey.class).publicKey());
+        }
+    }
+
+    /**
      * Adds to the registry what needs the running parts: HikariCP's own Micrometer tracker on the pool, the queue
      * gauges, the database watch's gauges, the dispatcher's and the relay client's counters.
      */
@@ -172,7 +210,7 @@ public final class Sidecar implements AutoCloseable {
     static List<Module> modules(SidecarConfig config, SidecarDatabase database, SecretKey key) {
         return List.of(new SidecarModule(config, database.dataSource(), database.urls()), new RelayModule(key),
                 new AccessModule(config.access().policy()), new PersistenceModule(), new ApplicationModule(),
-                new HttpModule(), new DeliveryModule(), new MetricsModule());
+                new HttpModule(), new DeliveryModule(), new MetricsModule(), new NostrModule());
     }
 
     /** The wired object graph (after {@link #start}). */

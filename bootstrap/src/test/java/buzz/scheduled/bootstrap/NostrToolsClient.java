@@ -17,9 +17,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * nostr-tools' own NIP-98 helper ({@code nip98.getToken}, with {@code finalizeEvent} signing) as the client, run by
- * Node from {@code bootstrap/src/test/nostr-tools/nip98-token.mjs} (packages pinned by its lockfile, installed with
- * {@code npm ci} on first use). See that script for the request fields.
+ * nostr-tools' own functions as the client, run by Node from {@code bootstrap/src/test/nostr-tools} (packages pinned
+ * by its lockfile, installed with {@code npm ci} on first use): its NIP-98 helper ({@code nip98.getToken}, with
+ * {@code finalizeEvent} signing) in {@code nip98-token.mjs}, and its NIP-44, NIP-04 and NIP-17/NIP-59 functions in
+ * {@code nostr-crypto.mjs}. See each script for the request fields.
  */
 final class NostrToolsClient {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,10 +49,30 @@ final class NostrToolsClient {
 
     /** Runs the script with {@code request} (see {@code nip98-token.mjs}). */
     static Tokens tokens(Map<String, Object> request) {
-        Path directory = directory();
-        TestRelay.installPackages(directory, "nostr-tools");
+        JsonNode answer = run(directory(), "nip98-token.mjs", "nostr-tools", request);
+        List<String> headers = new ArrayList<>();
+        answer.get("headers").forEach(header -> headers.add(header.asText()));
+        return new Tokens(answer.get("u").asText(),
+                answer.get("body").isNull() ? null : answer.get("body").asText(), List.copyOf(headers));
+    }
+
+    /**
+     * Runs nostr-tools' own NIP-44, NIP-04 and NIP-17/NIP-59 functions ({@code nostr-crypto.mjs}, see its header for
+     * the operations) and answers its JSON line.
+     */
+    static JsonNode crypto(Map<String, Object> request) {
+        return run(directory(), "nostr-crypto.mjs", "nostr-tools", request);
+    }
+
+    /**
+     * Runs {@code script} in {@code directory} with {@code request} as its one argument (packages pinned by the
+     * folder's lockfile, installed with {@code npm ci} on first use when {@code module} is missing) and answers the
+     * last JSON line it prints.
+     */
+    static JsonNode run(Path directory, String script, String module, Map<String, Object> request) {
+        TestRelay.installPackages(directory, module);
         try {
-            Process node = new ProcessBuilder("node", "nip98-token.mjs", JSON.writeValueAsString(request))
+            Process node = new ProcessBuilder("node", script, JSON.writeValueAsString(request))
                     .directory(directory.toFile()).redirectErrorStream(true).start();
             node.getOutputStream().close();
             CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
@@ -63,33 +84,35 @@ final class NostrToolsClient {
             });
             if (!node.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 node.destroyForcibly();
-                throw new IllegalStateException("nip98-token.mjs did not finish within " + TIMEOUT_SECONDS + " s");
+                throw new IllegalStateException(script + " did not finish within " + TIMEOUT_SECONDS + " s");
             }
             String text = output.join();
             if (node.exitValue() != 0) {
-                throw new IllegalStateException("nip98-token.mjs failed (exit " + node.exitValue() + "): " + text);
+                throw new IllegalStateException(script + " failed (exit " + node.exitValue() + "): " + text);
             }
-            JsonNode answer = JSON.readTree(text);
-            List<String> headers = new ArrayList<>();
-            answer.get("headers").forEach(header -> headers.add(header.asText()));
-            return new Tokens(answer.get("u").asText(),
-                    answer.get("body").isNull() ? null : answer.get("body").asText(), List.copyOf(headers));
+            String last = text.strip().lines().reduce((first, second) -> second).orElse("");
+            return JSON.readTree(last);
         } catch (IOException e) {
             throw new IllegalStateException("cannot run node (Node 20+ must be on the PATH): " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while running nip98-token.mjs", e);
+            throw new IllegalStateException("interrupted while running " + script, e);
         }
     }
 
     /** {@code bootstrap/src/test/nostr-tools}, from this module's or the project's directory. */
     static Path directory() {
+        return testFolder("nostr-tools", "nip98-token.mjs");
+    }
+
+    /** {@code bootstrap/src/test/<name>} (holding {@code file}), from this module's or the project's directory. */
+    static Path testFolder(String name, String file) {
         Path here = Path.of("").toAbsolutePath();
-        for (Path candidate : List.of(here.resolve("src/test/nostr-tools"), here.resolve("bootstrap/src/test/nostr-tools"))) {
-            if (Files.isRegularFile(candidate.resolve("nip98-token.mjs"))) {
+        for (Path candidate : List.of(here.resolve("src/test/" + name), here.resolve("bootstrap/src/test/" + name))) {
+            if (Files.isRegularFile(candidate.resolve(file))) {
                 return candidate;
             }
         }
-        throw new IllegalStateException("cannot find bootstrap/src/test/nostr-tools/nip98-token.mjs from " + here);
+        throw new IllegalStateException("cannot find bootstrap/src/test/" + name + "/" + file + " from " + here);
     }
 }

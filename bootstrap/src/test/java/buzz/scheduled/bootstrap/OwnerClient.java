@@ -30,7 +30,7 @@ final class OwnerClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Bip340Signer signer = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
+    private final Bip340Signer signer;
     // Generous: on a loaded machine 200 connections at once may wait seconds to be accepted; this only bounds a hang.
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(20)).build();
     private final AtomicLong nonce = new AtomicLong();
@@ -46,6 +46,16 @@ final class OwnerClient {
      * checks them against its own host's clock, which a test may have moved (libfaketime).
      */
     OwnerClient(int port, Duration signingClockOffset) {
+        this(port, signingClockOffset, SecretKey.generate(new SecureRandom()));
+    }
+
+    /** An owner with {@code key} (to act as the author of events another client signed too). */
+    OwnerClient(int port, SecretKey key) {
+        this(port, Duration.ZERO, key);
+    }
+
+    private OwnerClient(int port, Duration signingClockOffset, SecretKey key) {
+        this.signer = new Bip340Signer(key, new SecureRandom());
         this.port = port;
         this.signingClockOffset = signingClockOffset;
     }
@@ -75,6 +85,21 @@ final class OwnerClient {
     /** {@code POST /v1/scheduled-messages/{id}/send-now} without a new event. */
     Reply sendNow(String id) throws IOException, InterruptedException {
         return send("POST", "/v1/scheduled-messages/" + id + "/send-now", null);
+    }
+
+    /** {@code GET /v1/scheduled-messages/{id}/attempts}. */
+    Reply attempts(String id) throws IOException, InterruptedException {
+        return send("GET", "/v1/scheduled-messages/" + id + "/attempts", null);
+    }
+
+    /** {@code GET /v1/owner/settings}. */
+    Reply settings() throws IOException, InterruptedException {
+        return send("GET", "/v1/owner/settings", null);
+    }
+
+    /** {@code PUT /v1/owner/settings} with {@code {"notices": choice}}. */
+    Reply notices(String choice) throws IOException, InterruptedException {
+        return send("PUT", "/v1/owner/settings", "{\"notices\":\"" + choice + "\"}");
     }
 
     /** {@code GET /v1/scheduled-messages/{id}}. */

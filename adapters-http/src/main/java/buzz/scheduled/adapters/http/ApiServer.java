@@ -66,7 +66,10 @@ final class ApiServer {
                 http.setRequestHeaderSize(settings.maxHeaderBytes());
                 http.setSendServerVersion(false);
             });
-            config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorPages(settings.maxHeaderBytes())));
+            config.jetty.modifyServer(server -> {
+                server.setErrorHandler(new JsonErrorPages(settings.maxHeaderBytes()));
+                server.setHandler(ConnectionGuard.completions());
+            });
             config.requestLogger.http(metrics::finished);
             for (Routes.Entry entry : routes.entries()) {
                 config.routes.addHttpHandler(HandlerType.findOrCreate(entry.route().method()), entry.route().path(),

@@ -7,10 +7,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.ConnectionMetaData;
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.handler.EventsHandler;
 import org.eclipse.jetty.util.NanoTime;
 import org.eclipse.jetty.util.component.AbstractLifeCycle;
 import org.eclipse.jetty.util.thread.Scheduler;
@@ -28,7 +33,12 @@ import org.slf4j.LoggerFactory;
  * when the sweep first sees its previous request answered (so a keep-alive connection may wait up to one sweep
  * longer); what arrives meanwhile does not matter. Whether a connection waits is read from Jetty's request and
  * answer counts ({@link Connection#getMessagesIn()}: requests whose headers were complete; {@link
- * Connection#getMessagesOut()}: answers), so a request being handled, its body included, is never cut here.
+ * Connection#getMessagesOut()}: answers begun) and the answers written whole ({@link #answered(Connection)}, told by
+ * {@link #completions()}), so a request being handled, its body included, is never cut here. Jetty counts an answer
+ * when it begins: an answer still being written (a client reading a large page slowly, a process stalled between
+ * the head and the body) is not waiting for a request, and is given the body timeout, from when the sweep first sees
+ * it being written, to be read whole (a client that stops reading is closed then, counted with {@code reason}
+ * {@code response}).
  * The open connections are the gauge {@code buzz_http_connections_open}. Nothing here logs above DEBUG: a client
  * can produce these events at will.
  */
@@ -39,8 +49,12 @@ final class ConnectionGuard extends AbstractLifeCycle implements Connection.List
     static final String GLOBAL = "max_connections";
     /** {@code reason} of a connection closed by the header timeout. */
     static final String HEADER = "header";
+    /** {@code reason} of a connection whose answer was not read whole within the body timeout. */
+    static final String RESPONSE = "response";
     /** Every {@code reason} a refusal is counted under. */
     static final List<String> REFUSAL_REASONS = List.of(PER_ADDRESS, GLOBAL);
+    /** Every {@code reason} a timeout is counted under. */
+    static final List<String> TIMEOUT_REASONS = List.of(HEADER, RESPONSE);
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
 
@@ -48,24 +62,11 @@ final class ConnectionGuard extends AbstractLifeCycle implements Connection.List
     private final Scheduler scheduler;
     private final RequestMetrics metrics;
     private final long headerNanos;
+    private final long responseNanos;
     private final long sweepNanos;
-    private final Map<Connection, Watch> open = new ConcurrentHashMap<>();
+    private final Map<Connection, ConnectionWatch> open = new ConcurrentHashMap<>();
     private final Map<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
     private volatile Scheduler.Task next;
-
-    /** What the sweep knows of one connection; {@code since}, {@code answered}, {@code busy} are the sweep's own. */
-    private static final class Watch {
-        final InetAddress address;
-        long since;
-        long answered;
-        boolean busy;
-        volatile boolean closing;
-
-        Watch(InetAddress address, long since) {
-            this.address = address;
-            this.since = since;
-        }
-    }
 
     /**
      * @param limits    the caps and the header timeout
@@ -77,6 +78,7 @@ final class ConnectionGuard extends AbstractLifeCycle implements Connection.List
         this.scheduler = scheduler;
         this.metrics = metrics;
         this.headerNanos = limits.headerTimeout().toNanos();
+        this.responseNanos = limits.bodyTimeout().toNanos();
         this.sweepNanos = Math.clamp(headerNanos / 4, TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.SECONDS.toNanos(1));
     }
 
@@ -120,14 +122,14 @@ final class ConnectionGuard extends AbstractLifeCycle implements Connection.List
     public void onOpened(Connection connection) {
         EndPoint endPoint = connection.getEndPoint();
         InetAddress address = address(endPoint.getRemoteSocketAddress());
-        Watch watch = new Watch(address, NanoTime.now());
+        ConnectionWatch watch = new ConnectionWatch(address, NanoTime.now(), headerNanos, responseNanos);
         open.put(connection, watch);
         if (address == null || limits.maxConnectionsPerAddress() == 0) {
             return;
         }
         int count = perAddress.merge(address, 1, Integer::sum);
         if (count > limits.maxConnectionsPerAddress()) {
-            watch.closing = true;
+            watch.close();
             metrics.connectionRefused(PER_ADDRESS);
             LOG.debug("closing a connection from {}: {} are open from there (BUZZ_HTTP_MAX_CONNECTIONS_PER_IP)",
                     address.getHostAddress(), count);
@@ -137,9 +139,9 @@ final class ConnectionGuard extends AbstractLifeCycle implements Connection.List
 
     @Override
     public void onClosed(Connection connection) {
-        Watch watch = open.remove(connection);
-        if (watch != null && watch.address != null && limits.maxConnectionsPerAddress() > 0) {
-            perAddress.computeIfPresent(watch.address, (address, count) -> count <= 1 ? null : count - 1);
+        ConnectionWatch watch = open.remove(connection);
+        if (watch != null && watch.address() != null && limits.maxConnectionsPerAddress() > 0) {
+            perAddress.computeIfPresent(watch.address(), (address, count) -> count <= 1 ? null : count - 1);
         }
     }
 
@@ -152,27 +154,21 @@ final class ConnectionGuard extends AbstractLifeCycle implements Connection.List
     private void sweep() {
         try {
             long now = NanoTime.now();
-            for (Map.Entry<Connection, Watch> entry : open.entrySet()) {
+            for (Map.Entry<Connection, ConnectionWatch> entry : open.entrySet()) {
                 Connection connection = entry.getKey();
-                Watch watch = entry.getValue();
+                ConnectionWatch watch = entry.getValue();
                 long in = connection.getMessagesIn();
                 long out = connection.getMessagesOut();
-                if (watch.closing || in < 0 || out < 0) {
+                if (watch.closing() || in < 0 || out < 0) {
                     continue;
                 }
-                if (in > out) {
-                    watch.busy = true;
-                } else if (watch.busy || out != watch.answered) {
-                    watch.busy = false;
-                    watch.answered = out;
-                    watch.since = now;
-                } else if (now - watch.since >= headerNanos) {
-                    watch.closing = true;
-                    metrics.connectionTimedOut(HEADER);
-                    LOG.debug("closing a connection from {}: no whole request head within {} ms",
-                            watch.address == null ? "?" : watch.address.getHostAddress(),
-                            limits.headerTimeout().toMillis());
-                    connection.getEndPoint().close();
+                switch (watch.observe(in, out, now)) {
+                    case KEEP -> {
+                    }
+                    case CLOSE_HEADER -> close(connection, watch, HEADER, "no whole request head within "
+                            + limits.headerTimeout().toMillis() + " ms");
+                    case CLOSE_RESPONSE -> close(connection, watch, RESPONSE, "its answer was not read whole within "
+                            + limits.bodyTimeout().toMillis() + " ms");
                 }
             }
         } catch (RuntimeException e) {
@@ -180,6 +176,40 @@ final class ConnectionGuard extends AbstractLifeCycle implements Connection.List
         } finally {
             schedule();
         }
+    }
+
+    private void close(Connection connection, ConnectionWatch watch, String reason, String why) {
+        watch.close();
+        metrics.connectionTimedOut(reason);
+        LOG.debug("closing a connection from {}: {}",
+                watch.address() == null ? "?" : watch.address().getHostAddress(), why);
+        connection.getEndPoint().close();
+    }
+
+    /** Tells the guard that an answer on {@code connection} was written whole. */
+    void answered(Connection connection) {
+        ConnectionWatch watch = open.get(connection);
+        if (watch != null) {
+            watch.answerWritten();
+        }
+    }
+
+    /**
+     * The server's outermost handler: it tells the {@link ConnectionGuard} of each request's connector when that
+     * request's answer was written whole (Jetty's {@link EventsHandler#onComplete}), so the sweep can tell an answer
+     * still being written from a connection waiting for its next request. The application's handlers go inside it.
+     */
+    static Handler completions() {
+        return new EventsHandler() {
+            @Override
+            protected void onComplete(Request request, int status, HttpFields headers, Throwable failure) {
+                ConnectionMetaData meta = request.getConnectionMetaData();
+                ConnectionGuard guard = meta.getConnector().getBean(ConnectionGuard.class);
+                if (guard != null) {
+                    guard.answered(meta.getConnection());
+                }
+            }
+        };
     }
 
     private static InetAddress address(SocketAddress remote) {

@@ -6,6 +6,7 @@ import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.in.MessageAttemptsUseCase;
 import buzz.scheduled.application.port.in.OperatorCancelUseCase;
+import buzz.scheduled.application.port.in.OwnerSettingsUseCase;
 import buzz.scheduled.application.port.in.QueueStatsUseCase;
 import buzz.scheduled.application.port.in.RequeueMessageUseCase;
 import io.javalin.Javalin;
@@ -63,6 +64,7 @@ public final class HttpApi {
     private final ProbeAnswers probes;
     private final PublicDocuments documents;
     private final Routes routes;
+    private final OwnerSettingsRoutes ownerSettings;
     private final ApiServer server;
     private Javalin app;
 
@@ -100,7 +102,8 @@ public final class HttpApi {
         this.authentication = new RequestAuthentication(settings, authentication, operatorAccess, bodyCap, deadline);
         this.probes = new ProbeAnswers(readiness, deadline, settings);
         this.documents = new PublicDocuments(settings);
-        this.routes = new Routes(settings, new OwnerRoutes(useCases, settings),
+        this.ownerSettings = new OwnerSettingsRoutes(settings);
+        this.routes = new Routes(settings, new OwnerRoutes(useCases, settings), ownerSettings,
                 operatorAccess.useCases().map(OperatorRoutes::new), documents, probes, metrics,
                 new OperatorPage(settings.publicBaseUrl().toString()));
         this.server = new ApiServer(settings, routes, this.authentication, deadline,
@@ -174,6 +177,31 @@ public final class HttpApi {
             throw new IllegalArgumentException("the relay content limit source is missing");
         }
         documents.relayContentLimit(limit);
+        return this;
+    }
+
+    /**
+     * Serves {@code GET/PUT /v1/owner/settings} from {@code settings}; without it those routes answer
+     * {@code 503 unavailable}.
+     *
+     * @return this API
+     */
+    public HttpApi ownerSettings(OwnerSettingsUseCase settings) {
+        if (settings == null) {
+            throw new IllegalArgumentException("the owner settings use case is missing");
+        }
+        ownerSettings.use(settings);
+        return this;
+    }
+
+    /**
+     * Which Nostr-native features this server runs, for the NIP-11 document: the kind-5905 front door
+     * ({@code BUZZ_DVM}) and NIP-17 notices ({@code BUZZ_NOTICES}).
+     *
+     * @return this API
+     */
+    public HttpApi nostrFeatures(boolean dvm, boolean notices) {
+        documents.nostrFeatures(dvm, notices);
         return this;
     }
 

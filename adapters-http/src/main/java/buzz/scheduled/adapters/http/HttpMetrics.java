@@ -14,7 +14,7 @@ import java.util.function.IntSupplier;
  * {@code buzz_http_connections_open} (a gauge), {@code buzz_http_connections_refused_total} (by {@code reason}:
  * {@code per_ip_limit} connections closed as they opened, {@code max_connections} times the global cap was reached
  * and accepting paused) and {@code buzz_http_connections_timed_out_total} (by {@code reason}: {@code header},
- * connections closed by the header timeout). The registry is the sidecar's one registry, which {@code GET /metrics}
+ * connections closed by the header timeout; {@code response}, answers not read whole within the body timeout). The registry is the sidecar's one registry, which {@code GET /metrics}
  * renders.
  */
 final class HttpMetrics {
@@ -61,7 +61,9 @@ final class HttpMetrics {
         for (String reason : ConnectionGuard.REFUSAL_REASONS) {
             refused(reason);
         }
-        timedOut(ConnectionGuard.HEADER);
+        for (String reason : ConnectionGuard.TIMEOUT_REASONS) {
+            timedOut(reason);
+        }
     }
 
     /** A connection was refused (or accepting paused) by a cap, {@code reason} as {@link ConnectionGuard} names it. */

@@ -16,6 +16,20 @@ import java.util.OptionalInt;
 final class InfoDocument {
     /** The draft feature's name (docs/openapi.yaml {@code getInfo}). */
     static final String EXTENSION = "buzz-scheduled-messages-v1";
+    /** The kind-5905 front door (docs/nostr.md). */
+    static final String DVM_EXTENSION = "buzz-nip90-5905-v1";
+    /** NIP-17 notices to owners (docs/nostr.md). */
+    static final String NOTICES_EXTENSION = "buzz-nip17-notices-v1";
+
+    /**
+     * The Nostr-native features a server runs.
+     *
+     * @param dvm     the kind-5905 front door ({@code BUZZ_DVM})
+     * @param notices NIP-17 notices ({@code BUZZ_NOTICES})
+     */
+    record NostrFeatures(boolean dvm, boolean notices) {
+        static final NostrFeatures NONE = new NostrFeatures(false, false);
+    }
 
     private InfoDocument() {
     }
@@ -25,6 +39,15 @@ final class InfoDocument {
      *                          {@code max_content_bytes} is the smaller of it and the configured limit
      */
     static Map<String, Object> of(HttpSettings settings, ServerIdentity identity, OptionalInt relayContentLimit) {
+        return of(settings, identity, relayContentLimit, NostrFeatures.NONE);
+    }
+
+    /**
+     * With the feature on, also the NIPs the server speaks ({@code supported_nips}: 11 and 98, with the front door 9,
+     * 44, 89 and 90, with notices 17, 44 and 59) and each feature's extension name.
+     */
+    static Map<String, Object> of(HttpSettings settings, ServerIdentity identity, OptionalInt relayContentLimit,
+                                  NostrFeatures features) {
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", "buzz-scheduled-delivery");
         info.put("description", "Durable scheduled delivery of signed Nostr events for a chat relay.");
@@ -32,7 +55,18 @@ final class InfoDocument {
         info.put("software", identity.software().toString());
         info.put("version", identity.version());
         if (settings.scheduledMessages()) {
-            info.put("supported_extensions", List.of(EXTENSION));
+            java.util.SortedSet<Integer> nips = new java.util.TreeSet<>(List.of(11, 98));
+            List<String> extensions = new java.util.ArrayList<>(List.of(EXTENSION));
+            if (features.dvm()) {
+                nips.addAll(List.of(9, 44, 89, 90));
+                extensions.add(DVM_EXTENSION);
+            }
+            if (features.notices()) {
+                nips.addAll(List.of(17, 44, 59));
+                extensions.add(NOTICES_EXTENSION);
+            }
+            info.put("supported_nips", List.copyOf(nips));
+            info.put("supported_extensions", List.copyOf(extensions));
             Map<String, Object> limitation = new LinkedHashMap<>();
             limitation.put("max_schedule_horizon_seconds", settings.horizon().toSeconds());
             limitation.put("max_content_bytes", relayContentLimit.isPresent()

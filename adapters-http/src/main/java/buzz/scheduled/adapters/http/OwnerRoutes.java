@@ -295,7 +295,7 @@ final class OwnerRoutes {
     }
 
     /** A body must be JSON when it has a declared type: {@code application/json}, optionally {@code charset=utf-8}. */
-    private static Optional<Answer> contentType(OwnerRequest request) {
+    static Optional<Answer> contentType(OwnerRequest request) {
         List<String> types = request.header("content-type");
         if (types.isEmpty()) {
             return Optional.empty();

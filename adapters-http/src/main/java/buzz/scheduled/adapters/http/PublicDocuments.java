@@ -57,6 +57,7 @@ final class PublicDocuments {
     private final String openApi;
     private volatile ServerIdentity identity = ServerIdentity.of(Optional.empty());
     private volatile Supplier<OptionalInt> relayContentLimit = OptionalInt::empty;
+    private volatile InfoDocument.NostrFeatures nostrFeatures = InfoDocument.NostrFeatures.NONE;
 
     /** @throws IllegalStateException when the OpenAPI document is missing from the classpath (a build fault) */
     PublicDocuments(HttpSettings settings) {
@@ -67,6 +68,11 @@ final class PublicDocuments {
     /** What the NIP-11 document says about this server from now on. */
     void identify(ServerIdentity serverIdentity) {
         this.identity = serverIdentity;
+    }
+
+    /** Which Nostr-native features the NIP-11 document advertises from now on. */
+    void nostrFeatures(boolean dvm, boolean notices) {
+        this.nostrFeatures = new InfoDocument.NostrFeatures(dvm, notices);
     }
 
     /** Where the relay's stated content limit (bytes) comes from from now on. */
@@ -94,7 +100,8 @@ final class PublicDocuments {
         }
         Map<String, String> headers = Cors.infoHeaders();
         headers.put("Content-Type", nostrJson ? NOSTR_JSON : "application/json");
-        return new Answer.Json(200, InfoDocument.of(settings, identity, relayContentLimit.get()), headers);
+        return new Answer.Json(200, InfoDocument.of(settings, identity, relayContentLimit.get(),
+                nostrFeatures), headers);
     }
 
     /** The OpenAPI document. */

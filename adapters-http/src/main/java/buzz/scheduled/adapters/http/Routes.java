@@ -53,8 +53,9 @@ final class Routes {
     private volatile Optional<AttemptRoutes> history = Optional.empty();
     private volatile Optional<MessageActionRoutes> actions = Optional.empty();
 
-    Routes(HttpSettings settings, OwnerRoutes owner, Optional<OperatorRoutes> operator, PublicDocuments documents,
-           ProbeAnswers probes, RequestMetrics metrics, OperatorPage page) {
+    Routes(HttpSettings settings, OwnerRoutes owner, OwnerSettingsRoutes ownerSettings,
+           Optional<OperatorRoutes> operator, PublicDocuments documents, ProbeAnswers probes, RequestMetrics metrics,
+           OperatorPage page) {
         this.settings = settings;
         this.operator = operator;
         this.entries = List.of(
@@ -71,6 +72,9 @@ final class Routes {
                 ownerPreflight(OwnerRoutes.COLLECTION + "/{id}", "GET, PUT, DELETE"),
                 ownerPreflight(OwnerRoutes.COLLECTION + "/{id}/send-now", "POST"),
                 ownerPreflight(AttemptRoutes.OWNER, "GET"),
+                ownerRoute("GET", OwnerSettingsRoutes.PATH, ownerSettings::get),
+                ownerRoute("PUT", OwnerSettingsRoutes.PATH, ownerSettings::put),
+                ownerPreflight(OwnerSettingsRoutes.PATH, "GET, PUT"),
                 publicRoute("GET", "/v1/info", ctx -> documents.info(ctx, false)),
                 publicRoute("GET", "/", ctx -> documents.info(ctx, true)),
                 publicRoute("OPTIONS", "/v1/info", ctx -> Cors.infoPreflight()),

@@ -162,7 +162,8 @@ class ConnectionLimitsTest {
             String answer = readOrTimeout(stalled);
 
             assertThat(answer).startsWith("HTTP/1.1 408").contains("\"error\":\"request_timeout\"");
-            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+            // The body timeout (1 s), not the header timeout (10 s), answered it; the margin is for a loaded machine.
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(8));
             assertThat(warnings()).singleElement().asString().contains("POST /v1/scheduled-messages")
                     .contains("408").contains("10 of 50000 bytes");
             assertThat(errorsAndStacks()).isEmpty();
@@ -308,6 +309,7 @@ class ConnectionLimitsTest {
                 .counter();
         return counter == null ? 0 : counter.count();
     }
+
 
     private List<String> warnings() {
         return logged.list.stream().filter(event -> event.getLevel() == Level.WARN)

@@ -44,7 +44,8 @@ class SchemaMigratorTest {
         assertThat(migrator.status().pending()).isZero();
         assertThat(db.queryColumn("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"))
                 .containsExactly("channel_tombstone", "delivery_attempt", "flyway_schema_history",
-                        "idempotency_key", "nip98_replay", "scheduled_message", "scheduled_message_revision");
+                        "idempotency_key", "job_request", "nip98_replay", "notice_outbox", "notice_sent",
+                        "notice_switch", "owner_settings", "scheduled_message", "scheduled_message_revision");
     }
 
     @Test

@@ -51,9 +51,23 @@ class SchemaStatesTest {
                 + " FROM pg_trigger WHERE tgrelid = 'scheduled_message'::regclass AND NOT tgisinternal");
 
         assertThat(triggers).containsOnlyKeys("scheduled_message_notify_due_insert",
-                "scheduled_message_notify_due_update");
-        assertThat(triggers.values()).allSatisfy(states -> assertThat(states)
+                "scheduled_message_notify_due_update", "scheduled_message_failed_notice",
+                "scheduled_message_published_notice");
+        assertThat(List.of(triggers.get("scheduled_message_notify_due_insert"),
+                triggers.get("scheduled_message_notify_due_update"))).allSatisfy(states -> assertThat(states)
                 .isEqualTo(Set.copyOf(StateName.wireNames(Transition.CLAIM.startStates()))));
+    }
+
+    @Test
+    void noticeTriggers_nameTheDomainsFailureAndPublicationTargets() {
+        Map<String, Set<String>> triggers = statesNamedBy("SELECT tgname || '|' || pg_get_triggerdef(oid)"
+                + " FROM pg_trigger WHERE tgrelid = 'scheduled_message'::regclass AND NOT tgisinternal"
+                + " AND tgname LIKE '%notice'");
+
+        assertThat(triggers.get("scheduled_message_failed_notice"))
+                .containsExactly(Transition.FAIL.target().wireName());
+        assertThat(triggers.get("scheduled_message_published_notice"))
+                .containsExactly(Transition.PUBLISH.target().wireName());
     }
 
     /** For each object the query names (as {@code name|definition}), the state names its definition spells. */

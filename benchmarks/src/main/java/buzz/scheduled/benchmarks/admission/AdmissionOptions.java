@@ -20,22 +20,38 @@ import java.util.Map;
  * @param timeCap      the whole run stops issuing requests after this long (default 20 minutes)
  * @param seed         seed of the keys, channels, due times and contents (default 1)
  * @param replayStore  where the NIP-98 replay guard keeps accepted headers: {@code postgres} (production's shared
- *                     store, default) or {@code memory} (the in-process store, to measure what the shared one costs)
+ *                     store, default) or {@code memory} (the in-process store, to measure what the shared one costs);
+ *                     in process only
+ * @param serve        where the API runs: empty for the stack wired in this JVM on a scratch database (default),
+ *                     {@code start} for a {@code serve} process the benchmark starts on its embedded PostgreSQL, or
+ *                     the {@code http://127.0.0.1:<port>} of a running {@code serve}
+ * @param serveJar     the jar a started {@code serve} runs ({@code --serve-jar}; default
+ *                     {@value #DEFAULT_SERVE_JAR} when it exists, else this class path)
+ * @param serveJvm     options for a started {@code serve}'s JVM ({@code --serve-jvm}, space-separated, e.g. a JFR
+ *                     recording)
+ * @param servePid     a running {@code serve}'s JVM pid, for its CPU time ({@code --serve-pid}; 0: unknown)
+ * @param serveData    a running {@code serve}'s {@code BUZZ_DATA_DIR}, for its embedded database's CPU time,
+ *                     statements and rows ({@code --serve-data-dir}; empty: unknown)
  * @throws IllegalArgumentException naming the option that is out of range
  */
 record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int requests, int warmup, int owners,
-                        int channels, Duration round, Duration timeCap, long seed, String replayStore) {
+                        int channels, Duration round, Duration timeCap, long seed, String replayStore,
+                        String serve, String serveJar, List<String> serveJvm, long servePid, String serveData) {
 
     /** The admin URL used when {@code BUZZ_BENCH_DATABASE_URL} is unset. */
     static final String DEFAULT_DATABASE_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres";
     /** The environment variable naming the admin database URL. */
     static final String DATABASE_URL_VARIABLE = "BUZZ_BENCH_DATABASE_URL";
+    /** The operator's jar as {@code ./mvnw package} leaves it, relative to the repository root. */
+    static final String DEFAULT_SERVE_JAR = "bootstrap/target/buzz-scheduled-delivery.jar";
 
     static final String USAGE = """
             usage: java -cp benchmarks/target/benchmarks.jar buzz.scheduled.benchmarks.admission.AdmissionOverHttp \\
                      [--concurrency=16,64] [--requests=20000] [--warmup=3000] [--owners=1000] [--channels=200] \\
                      [--round-seconds=10] [--max-seconds=1200] [--seed=1] \\
-                     [--replay-store=postgres|memory]
+                     [--replay-store=postgres|memory] \\
+                     [--serve=start|http://127.0.0.1:<port>] [--serve-jar=<jar>] [--serve-jvm='<options>'] \\
+                     [--serve-pid=<pid>] [--serve-data-dir=<BUZZ_DATA_DIR>]
             environment: BUZZ_BENCH_DATABASE_URL (default %s); must point at 127.0.0.1
             """.formatted(DEFAULT_DATABASE_URL);
 
@@ -71,6 +87,13 @@ record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int reque
         if (!"postgres".equals(replayStore) && !"memory".equals(replayStore)) {
             throw new IllegalArgumentException("--replay-store must be postgres or memory, got " + replayStore);
         }
+        if (serve == null || !(serve.isEmpty() || "start".equals(serve) || serve.startsWith("http://127.0.0.1:"))) {
+            throw new IllegalArgumentException("--serve must be start or http://127.0.0.1:<port>, got " + serve);
+        }
+        if (serveJar == null || serveJvm == null || serveData == null || servePid < 0) {
+            throw new IllegalArgumentException("--serve-jar, --serve-jvm, --serve-pid and --serve-data-dir need values");
+        }
+        serveJvm = List.copyOf(serveJvm);
         if (timeCap == null || timeCap.toSeconds() < 1) {
             throw new IllegalArgumentException("--max-seconds must be at least 1, got "
                     + (timeCap == null ? null : timeCap.toSeconds()));
@@ -101,6 +124,11 @@ record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int reque
         long maxSeconds = 1_200;
         long seed = 1;
         String replayStore = "postgres";
+        String serve = "";
+        String serveJar = "";
+        List<String> serveJvm = List.of();
+        long servePid = 0;
+        String serveData = "";
         for (String arg : args) {
             Map.Entry<String, String> option = BenchmarkMain.option(arg);
             String name = option.getKey();
@@ -115,11 +143,17 @@ record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int reque
                 case "max-seconds" -> maxSeconds = number(name, value);
                 case "seed" -> seed = number(name, value);
                 case "replay-store" -> replayStore = value.strip();
+                case "serve" -> serve = value.strip();
+                case "serve-jar" -> serveJar = value.strip();
+                case "serve-jvm" -> serveJvm = value.isBlank() ? List.of() : List.of(value.strip().split("\\s+"));
+                case "serve-pid" -> servePid = number(name, value);
+                case "serve-data-dir" -> serveData = value.strip();
                 default -> throw new IllegalArgumentException("unknown option --" + name);
             }
         }
         return new AdmissionOptions(databaseUrl, concurrency, requests, warmup, owners, channels,
-                Duration.ofSeconds(roundSeconds), Duration.ofSeconds(maxSeconds), seed, replayStore);
+                Duration.ofSeconds(roundSeconds), Duration.ofSeconds(maxSeconds), seed, replayStore, serve, serveJar, serveJvm,
+                servePid, serveData);
     }
 
     private static long number(String name, String value) {

@@ -23,9 +23,11 @@ import buzz.scheduled.application.service.RelayDecidesAccess;
 import buzz.scheduled.application.service.SchedulingSettings;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.ScheduleId;
+import com.sun.management.OperatingSystemMXBean;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -35,6 +37,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
@@ -44,7 +48,10 @@ import java.util.UUID;
  * size ({@link PoolSettings#DEFAULT}), with the default access policy ({@link RelayDecidesAccess}). The per-owner and
  * per-channel limits are set to {@value #UNLIMITED} so the load measures admission, not refusals.
  */
-final class AdmissionStack implements AutoCloseable {
+final class AdmissionStack implements AdmissionTarget {
+    private static final OperatingSystemMXBean PROCESS =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
     /**
      * Pending-per-owner and per-channel-window limit used here (defaults 100 and 30, docs/scheduled-messages.md §4).
      */
@@ -103,7 +110,8 @@ final class AdmissionStack implements AutoCloseable {
     }
 
     /** {@code http://127.0.0.1:<port>}: where the API listens, and its {@code PUBLIC_BASE_URL}. */
-    URI baseUrl() {
+    @Override
+    public URI baseUrl() {
         return baseUrl;
     }
 
@@ -146,8 +154,42 @@ final class AdmissionStack implements AutoCloseable {
      * {@code /proc/<pid>/stat} in 10 ms ticks), nanoseconds; 0 when {@code /proc} cannot be read (another host or
      * operating system). Shared server processes (WAL writer, checkpointer) are not included.
      */
-    long databaseCpuNanos() {
+    @Override
+    public long databaseCpuNanos() {
         return DatabaseCpu.backendNanos(pool);
+    }
+
+    @Override
+    public String describe() {
+        return "the admission stack in this JVM at " + baseUrl + ", PostgreSQL " + queryText("SHOW server_version")
+                + ", schema V" + schemaVersion + ", pool " + poolSize();
+    }
+
+    /** This JVM's CPU time: the server's and the clients' together. */
+    @Override
+    public long serverCpuNanos() {
+        return PROCESS.getProcessCpuTime();
+    }
+
+    /** Not known: the shared server need not preload {@code pg_stat_statements}. */
+    @Override
+    public OptionalLong statements() {
+        return OptionalLong.empty();
+    }
+
+    @Override
+    public long storedMessages() {
+        return queryLong("SELECT count(*) FROM scheduled_message");
+    }
+
+    @Override
+    public List<String> statementProfile(long creates) {
+        return List.of();
+    }
+
+    @Override
+    public void resetStatementProfile() {
+        // nothing gathered
     }
 
     /** Stops the API, then closes the pool; idempotent. */

@@ -1,9 +1,7 @@
 package buzz.scheduled.benchmarks.admission;
 
 import buzz.scheduled.benchmarks.admission.SignedCreates.Create;
-import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +18,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
 
 /**
@@ -36,25 +33,24 @@ final class LoadDriver {
     /** Status recorded for a request that got no HTTP answer (timeout, reset connection). */
     static final int NO_ANSWER = 0;
     private static final int MAX_ROUND = 20_000;
-    private static final OperatingSystemMXBean PROCESS =
-            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private final URI target;
     private final SignedCreates creates;
     private final Duration roundTarget;
-    private final LongSupplier databaseCpu;
+    private final AdmissionTarget server;
 
     /**
      * @param baseUrl     where the API listens
      * @param creates     signs the NIP-98 headers
      * @param roundTarget how long a round should last
-     * @param databaseCpu CPU nanoseconds the database has used so far (read before and after each round)
+     * @param server      where the API runs: its CPU, the database's CPU and statements are read before and after
+     *                    each round
      */
-    LoadDriver(URI baseUrl, SignedCreates creates, Duration roundTarget, LongSupplier databaseCpu) {
+    LoadDriver(URI baseUrl, SignedCreates creates, Duration roundTarget, AdmissionTarget server) {
         this.target = URI.create(baseUrl + SignedCreates.PATH);
         this.creates = creates;
         this.roundTarget = roundTarget;
-        this.databaseCpu = databaseCpu;
+        this.server = server;
     }
 
     /**
@@ -66,22 +62,29 @@ final class LoadDriver {
      * @param created       {@code 201} answers
      * @param statuses      answers by HTTP status ({@value #NO_ANSWER}: no answer)
      * @param loadNanos     time the clients were sending, summed over rounds (header signing excluded)
-     * @param cpuNanos      CPU time this JVM (server and clients, not PostgreSQL) used while the clients were sending
-     * @param databaseNanos CPU time the PostgreSQL backends of this database used meanwhile (10 ms resolution)
+     * @param cpuNanos      CPU time the server's JVM used while the clients were sending (in process: server and
+     *                      clients together; PostgreSQL not included)
+     * @param databaseNanos CPU time of the database meanwhile (10 ms resolution)
+     * @param statements    statements the sidecar's database role executed meanwhile, or -1 when unknown
      * @param rounds        rounds run
      * @param oldestHeader  the largest age a header could reach before use: signing start to round end
      * @param stoppedAtCap  true when the time cap stopped the run early
      * @param firstFailure  the first answer other than {@code 201} (status and body, or the exception), or null
      */
     record Result(int clients, int sent, long[] createdNanos, int created, Map<Integer, Long> statuses,
-                  long loadNanos, long cpuNanos, long databaseNanos, int rounds, Duration oldestHeader, boolean stoppedAtCap, String firstFailure) {
+                  long loadNanos, long cpuNanos, long databaseNanos, long statements, int rounds, Duration oldestHeader, boolean stoppedAtCap, String firstFailure) {
 
         /** Creates answered {@code 201} per second of load. */
         double createsPerSecond() {
             return loadNanos == 0 ? 0 : created * 1e9 / loadNanos;
         }
 
-        /** CPU time of this JVM per {@code 201}, milliseconds (server and client side; PostgreSQL not included). */
+        /** Statements per {@code 201}, or NaN when unknown. */
+        double statementsPerCreate() {
+            return statements < 0 || created == 0 ? Double.NaN : statements / (double) created;
+        }
+
+        /** CPU time of the server's JVM per {@code 201}, milliseconds (PostgreSQL not included). */
         double cpuMillisPerCreate() {
             return created == 0 ? 0 : cpuNanos / 1e6 / created;
         }
@@ -109,6 +112,7 @@ final class LoadDriver {
         long loadNanos = 0;
         long cpuNanos = 0;
         long databaseNanos = 0;
+        long statements = server.statements().isPresent() ? 0 : -1;
         int rounds = 0;
         long oldestHeader = 0;
         int sent = 0;
@@ -133,8 +137,9 @@ final class LoadDriver {
                         .toArray(String[]::new);
                 int offset = sent;
                 AtomicInteger next = new AtomicInteger();
-                long databaseStart = databaseCpu.getAsLong();
-                long cpuStart = PROCESS.getProcessCpuTime();
+                long statementsStart = server.statements().orElse(0);
+                long databaseStart = server.databaseCpuNanos();
+                long cpuStart = server.serverCpuNanos();
                 long roundStart = System.nanoTime();
                 try (ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor()) {
                     for (int c = 0; c < clients; c++) {
@@ -146,8 +151,11 @@ final class LoadDriver {
                     }
                 }
                 long roundEnd = System.nanoTime();
-                cpuNanos += PROCESS.getProcessCpuTime() - cpuStart;
-                databaseNanos += databaseCpu.getAsLong() - databaseStart;
+                cpuNanos += server.serverCpuNanos() - cpuStart;
+                databaseNanos += server.databaseCpuNanos() - databaseStart;
+                if (statements >= 0) {
+                    statements += server.statements().orElse(0) - statementsStart;
+                }
                 loadNanos += roundEnd - roundStart;
                 oldestHeader = Math.max(oldestHeader, roundEnd - signingStart);
                 rounds++;
@@ -158,7 +166,8 @@ final class LoadDriver {
         }
         Map<Integer, Long> counts = new TreeMap<>();
         statuses.forEach((status, count) -> counts.put(status, count.sum()));
-        return new Result(clients, sent, nanos, created.get(), counts, loadNanos, cpuNanos, databaseNanos, rounds,
+        return new Result(clients, sent, nanos, created.get(), counts, loadNanos, cpuNanos, databaseNanos, statements,
+                rounds,
                 Duration.ofNanos(oldestHeader), stopped, firstFailure.get());
     }
 

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>One platform thread per connection reads, records and answers; answers are flushed when no further input is
  * waiting, so a burst of publishes costs a few socket writes, not one per {@code OK}.
  */
-final class LoopbackRelay implements AutoCloseable {
+public final class LoopbackRelay implements AutoCloseable {
     private static final String WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
     private static final byte[] EVENT_PREFIX = "[\"EVENT\",{\"id\":\"".getBytes(StandardCharsets.US_ASCII);
     private static final int ID_LENGTH = 64;
@@ -61,7 +61,7 @@ final class LoopbackRelay implements AutoCloseable {
      * @param clock the wall clock receipts are stamped with (the database's host clock, so due times compare)
      * @throws IllegalStateException when no port can be bound
      */
-    static LoopbackRelay start(WallClock clock) {
+    public static LoopbackRelay start(WallClock clock) {
         try {
             ServerSocket server = new ServerSocket();
             server.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 64);
@@ -72,7 +72,7 @@ final class LoopbackRelay implements AutoCloseable {
     }
 
     /** {@code ws://127.0.0.1:<port>}. */
-    URI url() {
+    public URI url() {
         return URI.create("ws://127.0.0.1:" + server.getLocalPort());
     }
 

@@ -42,7 +42,8 @@ final class ClientCommandLine {
             "edit", Set.of("--at", "--in"),
             "cancel", Set.of(),
             "send-now", Set.of(),
-            "wait", Set.of("--timeout"));
+            "wait", Set.of("--timeout"),
+            "settings", Set.of("--notices"));
     /** Options that take no value, by command. */
     private static final Map<String, Set<String>> FLAGS = Map.of("list", Set.of("--all"));
     private static final Set<String> REPEATABLE = Set.of("--tag");
@@ -91,7 +92,13 @@ final class ClientCommandLine {
                     usage: %s send-now <id>
                     Makes a pending message due now. When its created_at is further ahead than the relay accepts,
                     the sidecar asks for a new signature (resign_required): the stored content is signed again with
-                    created_at = now and sent instead.""");
+                    created_at = now and sent instead.""",
+            "settings", """
+                    usage: %s settings [--notices none|failures|all]
+                    Shows your settings, or changes which NIP-17 direct messages the sidecar sends you about your
+                    messages: none, failures (every message that fails; the default) or all (also each publication).
+                    The sidecar sends them only when its operator switched notices on (BUZZ_NOTICES).
+                      --notices <choice>  none, failures or all""");
 
     /** The options and exit codes every client command shares, appended to each usage text. */
     static final String COMMON_USAGE = """
@@ -190,9 +197,21 @@ final class ClientCommandLine {
             case "send-now" -> new ClientRequest.SendNow(onlyId(command, positional));
             case "wait" -> new ClientRequest.Wait(onlyId(command, positional),
                     single(options, "--timeout").map(text -> DueTime.delay("--timeout", text)));
+            case "settings" -> settings(options, positional);
             default -> throw new IllegalStateException("no parser for " + command);
         };
         return new Parsed.Run(common, request);
+    }
+
+    private static ClientRequest settings(Map<String, List<String>> options, List<String> positional) {
+        if (!positional.isEmpty()) {
+            throw ClientFailure.usage("settings takes no arguments, got " + String.join(" ", positional));
+        }
+        Optional<String> notices = single(options, "--notices");
+        if (notices.isPresent() && !Set.of("none", "failures", "all").contains(notices.get())) {
+            throw ClientFailure.usage("--notices takes none, failures or all; got '" + notices.get() + "'");
+        }
+        return new ClientRequest.Settings(notices);
     }
 
     private static ClientRequest schedule(Map<String, List<String>> options, List<String> positional,

@@ -63,7 +63,8 @@ public final class ClientCommands {
     public static final int EXIT_TIMED_OUT = 8;
 
     /** The subcommands handled here. */
-    public static final Set<String> NAMES = Set.of("schedule", "list", "get", "edit", "cancel", "send-now", "wait");
+    public static final Set<String> NAMES = Set.of("schedule", "list", "get", "edit", "cancel", "send-now", "wait",
+            "settings");
     /** How long past its due time {@code wait} waits by default: the sidecar's default lateness limit. */
     static final Duration WAIT_PAST_DUE = Duration.ofMinutes(15);
     /** The sidecar's URL when {@code --url} is not given. */
@@ -84,9 +85,11 @@ public final class ClientCommands {
               cancel <id>
               send-now <id>
               wait <id> [--timeout <delay>]   until published (exit 0), failed or cancelled (7), timed out (8)
+              settings [--notices none|failures|all]
               common: --url <url> (or BUZZ_URL), --key-file <file> (or BUZZ_AUTHOR_KEY_FILE), --json""";
 
     private static final String COLLECTION = "/v1/scheduled-messages";
+    private static final String SETTINGS = "/v1/owner/settings";
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The longest pause between two reads of {@code wait}. */
     private static final Duration LONGEST_POLL = Duration.ofSeconds(15);
@@ -194,6 +197,10 @@ public final class ClientCommands {
                 }
                 yield answer.requireSuccess();
             }
+            case ClientRequest.Settings settings -> settings.notices()
+                    .map(choice -> api.send("PUT", SETTINGS, ("{\"notices\":\"" + choice + "\"}")
+                            .getBytes(StandardCharsets.UTF_8), Map.of()))
+                    .orElseGet(() -> api.get(SETTINGS)).requireSuccess();
         };
     }
 
@@ -338,6 +345,9 @@ public final class ClientCommands {
             case ClientRequest.Wait wait -> "published " + ItemText.line(body, now)
                     + (body.path("published_at").isNumber() ? "  at " + ItemText.time(body.get("published_at"), now)
                     : "");
+            case ClientRequest.Settings settings -> "notices: " + body.path("notices").asText()
+                    + (body.path("notices_enabled").asBoolean() ? "" : " (this sidecar sends no notices: its operator"
+                    + " has not switched them on)");
         };
     }
 

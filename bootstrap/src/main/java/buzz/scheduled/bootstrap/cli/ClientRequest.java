@@ -69,4 +69,12 @@ sealed interface ClientRequest {
      */
     record SendNow(UUID id) implements ClientRequest {
     }
+
+    /**
+     * {@code settings}: {@code GET /v1/owner/settings}, or with {@code --notices} a {@code PUT} of the new choice.
+     *
+     * @param notices the new notice choice ({@code none}, {@code failures}, {@code all}), if any
+     */
+    record Settings(Optional<String> notices) implements ClientRequest {
+    }
 }

@@ -35,10 +35,11 @@ import java.util.function.DoubleSupplier;
  * @param limits            admission limits (docs/scheduled-messages.md §4)
  * @param delivery          delivery timing (docs/delivery.md)
  * @param operations        log level and format, browser origins for the owner routes
+ * @param nostr             the kind-5905 front door and NIP-17 notices (docs/nostr.md)
  */
 public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Database database, Http http, Relay relay,
                             Access access, Limits limits, Delivery delivery, Operations operations,
-                            OwnerLimits ownerLimits) {
+                            OwnerLimits ownerLimits, Nostr nostr) {
 
     public static final String BUZZ_SCHEDULED_MESSAGES = "BUZZ_SCHEDULED_MESSAGES";
     public static final String DATABASE_URL = "DATABASE_URL";
@@ -88,6 +89,12 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public static final String BUZZ_LIST_PAGE_MAX_BYTES = "BUZZ_LIST_PAGE_MAX_BYTES";
     public static final String BUZZ_CHANNEL_WINDOW_PER_OWNER = "BUZZ_CHANNEL_WINDOW_PER_OWNER";
     public static final String BUZZ_CHANNEL_WINDOW_TOTAL = "BUZZ_CHANNEL_WINDOW_TOTAL";
+    public static final String BUZZ_DVM = "BUZZ_DVM";
+    public static final String BUZZ_DVM_REQUESTS_PER_MINUTE = "BUZZ_DVM_REQUESTS_PER_MINUTE";
+    public static final String BUZZ_DVM_MAX_REQUEST_BYTES = "BUZZ_DVM_MAX_REQUEST_BYTES";
+    public static final String BUZZ_NOTICES = "BUZZ_NOTICES";
+    public static final String BUZZ_NOTICES_PER_OWNER_PER_HOUR = "BUZZ_NOTICES_PER_OWNER_PER_HOUR";
+    public static final String BUZZ_NOTICE_PRIVATE_RELAYS = "BUZZ_NOTICE_PRIVATE_RELAYS";
 
     /** Every variable this configuration reads, for documentation and diagnostics. */
     public static final Set<String> VARIABLES = Set.of(BUZZ_SCHEDULED_MESSAGES, DATABASE_URL, BUZZ_DIRECT_DATABASE_URL,
@@ -101,14 +108,15 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
             BUZZ_RELAY_INFO_REFRESH_SECONDS, BUZZ_HTTP_MAX_CONNECTIONS, BUZZ_HTTP_MAX_CONNECTIONS_PER_IP,
             BUZZ_HTTP_HEADER_TIMEOUT_SECONDS, BUZZ_HTTP_BODY_TIMEOUT_SECONDS, BUZZ_MAX_EVENT_BYTES, BUZZ_MAX_EVENT_TAGS,
             BUZZ_OWNER_WRITES_PER_MINUTE, BUZZ_OWNER_WRITE_BURST, BUZZ_MAX_REVISIONS_KEPT, BUZZ_LIST_PAGE_MAX_BYTES,
-            BUZZ_CHANNEL_WINDOW_PER_OWNER, BUZZ_CHANNEL_WINDOW_TOTAL);
+            BUZZ_CHANNEL_WINDOW_PER_OWNER, BUZZ_CHANNEL_WINDOW_TOTAL, BUZZ_DVM, BUZZ_DVM_REQUESTS_PER_MINUTE,
+            BUZZ_DVM_MAX_REQUEST_BYTES, BUZZ_NOTICES, BUZZ_NOTICES_PER_OWNER_PER_HOUR, BUZZ_NOTICE_PRIVATE_RELAYS);
 
     /** The window the channel limits count in (docs/scheduled-messages.md §4): 5 minutes, aligned to the epoch. */
     public static final Duration CHANNEL_WINDOW = CreateLimits.DEFAULT_CHANNEL_WINDOW;
 
     public SidecarConfig {
         if (dataDirectory == null || database == null || http == null || relay == null || access == null
-                || limits == null || delivery == null || operations == null || ownerLimits == null) {
+                || limits == null || delivery == null || operations == null || ownerLimits == null || nostr == null) {
             throw new IllegalArgumentException("configuration has a missing part");
         }
     }
@@ -218,7 +226,41 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
                 new Http(host, port, URI.create(withoutSlash), connections), new Relay(relayUrl, relayAuthUrl, keyFile,
                         informationRefresh),
                 new Access(operators, policy, accessUrl, relayPubkey, nip29PageSize), limits, delivery, operations(env),
-                ownerLimits);
+                ownerLimits, nostr(env, enabled));
+    }
+
+    private static Nostr nostr(EnvironmentReader env, boolean scheduledMessages) {
+        boolean dvm = env.onOff(BUZZ_DVM, false);
+        if (dvm && !scheduledMessages) {
+            throw new InvalidConfigurationException(BUZZ_DVM, BUZZ_DVM + "=on needs " + BUZZ_SCHEDULED_MESSAGES
+                    + "=on: the kind-5905 front door admits messages as the owner API does");
+        }
+        return new Nostr(dvm,
+                (int) env.integer(BUZZ_DVM_REQUESTS_PER_MINUTE, 30, 1, 100_000, "requests a minute"),
+                (int) env.integer(BUZZ_DVM_MAX_REQUEST_BYTES, Nostr.DEFAULT_MAX_REQUEST_BYTES, 1024, 16 << 20,
+                        "characters"),
+                env.onOff(BUZZ_NOTICES, false),
+                (int) env.integer(BUZZ_NOTICES_PER_OWNER_PER_HOUR, 12, 1, 3_600, "notices an hour"),
+                env.onOff(BUZZ_NOTICE_PRIVATE_RELAYS, false));
+    }
+
+    /**
+     * The Nostr-native features (docs/nostr.md).
+     *
+     * @param dvm                    {@code BUZZ_DVM}: admit NIP-90 kind-5905 requests addressed to the sidecar's key
+     * @param dvmRequestsPerMinute   {@code BUZZ_DVM_REQUESTS_PER_MINUTE}: requests (and deletions) read per requester
+     *                               a minute, a burst of as many; more are dropped unanswered
+     * @param dvmMaxRequestBytes     {@code BUZZ_DVM_MAX_REQUEST_BYTES}: the largest request read (content plus tags, in
+     *                               characters)
+     * @param notices                {@code BUZZ_NOTICES}: NIP-17 notices to owners
+     * @param noticesPerOwnerPerHour {@code BUZZ_NOTICES_PER_OWNER_PER_HOUR}: notices one owner is sent in an hour
+     * @param noticePrivateRelays    {@code BUZZ_NOTICE_PRIVATE_RELAYS}: whether inbox relays on loopback or private
+     *                               addresses are used
+     */
+    public record Nostr(boolean dvm, int dvmRequestsPerMinute, int dvmMaxRequestBytes, boolean notices,
+                        int noticesPerOwnerPerHour, boolean noticePrivateRelays) {
+        /** 512 KiB: an event at the default BUZZ_MAX_EVENT_BYTES, quoted inside a request's i tag. */
+        public static final int DEFAULT_MAX_REQUEST_BYTES = 512 * 1024;
     }
 
     private static OwnerLimits ownerLimits(EnvironmentReader env) {

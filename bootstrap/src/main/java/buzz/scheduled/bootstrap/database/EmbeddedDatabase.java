@@ -104,6 +104,9 @@ public final class EmbeddedDatabase implements AutoCloseable {
                     java.util.Map.entry("unix_socket_directories", "''"),
                     java.util.Map.entry("password_encryption", "scram-sha-256"),
                     java.util.Map.entry("max_connections", "100"),
+                    // Statement statistics for the operator (docs/benchmarks.md reads them): a view after
+                    // CREATE EXTENSION pg_stat_statements; gathering costs little next to a statement.
+                    java.util.Map.entry("shared_preload_libraries", "pg_stat_statements"),
                     java.util.Map.entry("logging_collector", "on"),
                     java.util.Map.entry("log_filename", "postgresql-%a.log"),
                     java.util.Map.entry("log_truncate_on_rotation", "on"),

@@ -130,6 +130,15 @@ class ClientCommandLineTest {
     }
 
     @Test
+    void settings_withAndWithoutNotices_readsOrChangesTheChoice() {
+        assertThat(run("settings").request()).isEqualTo(new ClientRequest.Settings(java.util.Optional.empty()));
+        assertThat(run("settings", "--notices", "all").request())
+                .isEqualTo(new ClientRequest.Settings(java.util.Optional.of("all")));
+        assertUsage(() -> run("settings", "--notices", "loud"), "--notices takes none, failures or all");
+        assertUsage(() -> run("settings", "extra"), "settings takes no arguments");
+    }
+
+    @Test
     void edit_contentOnly_keepsTheDueTimeAndIdIsLowercased() {
         ClientRequest.Edit edit = (ClientRequest.Edit) run("edit", ID.toUpperCase(), "new", "text").request();
 

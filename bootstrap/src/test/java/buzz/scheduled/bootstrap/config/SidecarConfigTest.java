@@ -65,6 +65,41 @@ class SidecarConfigTest {
     }
 
     @Test
+    void nostrFeatures_unset_areOffWithTheirDefaultBounds() {
+        SidecarConfig.Nostr nostr = SidecarConfig.fromEnvironment(Map.of()).nostr();
+
+        assertThat(nostr).isEqualTo(new SidecarConfig.Nostr(false, 30, 512 * 1024, false, 12, false));
+    }
+
+    @Test
+    void nostrFeatures_set_areKept() {
+        SidecarConfig.Nostr nostr = SidecarConfig.fromEnvironment(Map.of("BUZZ_SCHEDULED_MESSAGES", "on",
+                "BUZZ_DVM", "on", "BUZZ_DVM_REQUESTS_PER_MINUTE", "5", "BUZZ_DVM_MAX_REQUEST_BYTES", "4096",
+                "BUZZ_NOTICES", "true", "BUZZ_NOTICES_PER_OWNER_PER_HOUR", "3", "BUZZ_NOTICE_PRIVATE_RELAYS", "1"))
+                .nostr();
+
+        assertThat(nostr).isEqualTo(new SidecarConfig.Nostr(true, 5, 4096, true, 3, true));
+    }
+
+    @Test
+    void dvm_withoutScheduledMessages_stopsStartUpNamingBoth() {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of("BUZZ_DVM", "on")))
+                .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> {
+                    assertThat(e.variable()).isEqualTo("BUZZ_DVM");
+                    assertThat(e.getMessage()).contains("BUZZ_SCHEDULED_MESSAGES=on");
+                });
+    }
+
+    @ParameterizedTest
+    @CsvSource({"BUZZ_NOTICES,loud", "BUZZ_DVM_REQUESTS_PER_MINUTE,0", "BUZZ_DVM_MAX_REQUEST_BYTES,10",
+            "BUZZ_NOTICES_PER_OWNER_PER_HOUR,0", "BUZZ_NOTICE_PRIVATE_RELAYS,maybe"})
+    void nostrFeatures_invalidValue_stopsStartUpNamingTheVariable(String variable, String value) {
+        assertThatThrownBy(() -> SidecarConfig.fromEnvironment(Map.of(variable, value)))
+                .isInstanceOfSatisfying(InvalidConfigurationException.class,
+                        e -> assertThat(e.variable()).isEqualTo(variable));
+    }
+
+    @Test
     void relayInformationRefreshAndNip29PageSize_set_areKept() {
         SidecarConfig config = SidecarConfig.fromEnvironment(Map.of("BUZZ_RELAY_INFO_REFRESH_SECONDS", "60",
                 "BUZZ_NIP29_PAGE_SIZE", "250"));

@@ -51,6 +51,29 @@ public record SecretKey(String hex) {
         return new FixedPointCombMultiplier().multiply(SECP256K1.getG(), scalar()).normalize();
     }
 
+    /**
+     * The x coordinate of d·P, where P is {@code peer} lifted to the point with even y (BIP-340 {@code lift_x}):
+     * the unhashed ECDH secret NIP-44 v2 and NIP-04 derive their keys from. Fresh array per call.
+     *
+     * @throws IllegalArgumentException when {@code peer} is not the x coordinate of a point on secp256k1
+     */
+    public byte[] sharedX(PublicKey peer) {
+        ECPoint lifted;
+        try {
+            byte[] compressed = new byte[33];
+            compressed[0] = 0x02;
+            System.arraycopy(Hex.decode(peer.hex()), 0, compressed, 1, 32);
+            lifted = SECP256K1.getCurve().decodePoint(compressed);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("public key " + peer + " is not on secp256k1", e);
+        }
+        ECPoint shared = lifted.multiply(scalar()).normalize();
+        if (shared.isInfinity()) {
+            throw new IllegalArgumentException("public key " + peer + " gives no shared point");
+        }
+        return BigIntegers.asUnsignedByteArray(32, shared.getAffineXCoord().toBigInteger());
+    }
+
     /** The x-only public key of d·G (BIP-340), as Nostr writes it. */
     public PublicKey publicKey() {
         return new PublicKey(Hex.encode(BigIntegers.asUnsignedByteArray(32, point().getAffineXCoord().toBigInteger())));

@@ -1,0 +1,174 @@
+package buzz.scheduled.adapters.relay.signature;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import buzz.scheduled.domain.nostr.Hex;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.bouncycastle.crypto.params.ECPublicKeyParameters;
+import org.bouncycastle.crypto.signers.BIP340Signer;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Our BIP-340 verifier against the official vectors and, differentially, against BouncyCastle's {@link BIP340Signer}
+ * (the verifier it replaced) on many random keys, messages and signatures, valid and damaged; its field arithmetic
+ * against {@link BigInteger} on random and edge values.
+ */
+class Secp256k1SchnorrTest {
+    private static final BigInteger P = new BigInteger(
+            "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F", 16);
+
+    static List<Bip340VectorsTest.Row> rows() throws Exception {
+        return Bip340VectorsTest.rows();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rows")
+    void verify_everyVectorRow_answersTheVectorsVerdict(Bip340VectorsTest.Row row) {
+        Secp256k1Schnorr.Result result = Secp256k1Schnorr.verify(Hex.decode(row.publicKey()),
+                Hex.decode(row.message()), Hex.decode(row.signature()));
+
+        assertThat(result == Secp256k1Schnorr.Result.VALID).isEqualTo(row.verifies());
+        assertThat(result == Secp256k1Schnorr.Result.KEY_NOT_ON_CURVE)
+                .isEqualTo(BIP340Signer.decodePublicKey(Hex.decode(row.publicKey())) == null);
+    }
+
+    @Test
+    void verify_randomSignaturesAndDamagedOnes_agreesWithBouncyCastleEveryTime() {
+        SplittableRandom random = new SplittableRandom(340);
+        int valid = 0;
+        int damaged = 0;
+        for (int n = 0; n < 1_000; n++) {
+            byte[] secret = new byte[32];
+            random.nextBytes(secret);
+            secret[0] &= 0x7F; // below the group order
+            if (new BigInteger(1, secret).signum() == 0) {
+                continue;
+            }
+            Bip340Signer signer = Bip340Signer.withFixedAux(new SecretKey(Hex.encode(secret)), new byte[32]);
+            byte[] message = new byte[n % 7 == 0 ? random.nextInt(100) : 32];
+            random.nextBytes(message);
+            byte[] signature = signer.signMessage(message);
+            byte[] key = Hex.decode(signer.publicKey().hex());
+            assertThat(Secp256k1Schnorr.verify(key, message, signature)).as("valid #%d", n)
+                    .isEqualTo(Secp256k1Schnorr.Result.VALID);
+            assertThat(bouncyCastle(key, message, signature)).isTrue();
+            valid++;
+            // one bit flipped in the signature, the message or the key, or the signature's s pushed to n and past
+            byte[][] parts = {signature.clone(), message.clone(), key.clone()};
+            int part = random.nextInt(message.length == 0 ? 2 : 3);
+            int which = part == 1 ? 2 : part == 2 ? 1 : 0;
+            byte[] target = parts[which];
+            target[random.nextInt(target.length)] ^= (byte) (1 << random.nextInt(8));
+            boolean ours = Secp256k1Schnorr.verify(parts[2], parts[1], parts[0]) == Secp256k1Schnorr.Result.VALID;
+            assertThat(ours).as("damaged #%d", n).isEqualTo(bouncyCastle(parts[2], parts[1], parts[0]));
+            damaged++;
+        }
+        assertThat(valid).isGreaterThan(950);
+        assertThat(damaged).isEqualTo(valid);
+    }
+
+    @Test
+    void verify_randomKeysAndSignatures_agreesWithBouncyCastleOnKeyAndVerdict() {
+        SplittableRandom random = new SplittableRandom(98);
+        int offCurve = 0;
+        for (int n = 0; n < 1_000; n++) {
+            byte[] key = new byte[32];
+            byte[] signature = new byte[64];
+            byte[] message = new byte[32];
+            random.nextBytes(key);
+            random.nextBytes(signature);
+            random.nextBytes(message);
+            if (n % 50 == 0) {
+                java.util.Arrays.fill(key, 0, 28, (byte) 0xFF); // near and past p
+            }
+            Secp256k1Schnorr.Result ours = Secp256k1Schnorr.verify(key, message, signature);
+            boolean theirsOffCurve = BIP340Signer.decodePublicKey(key) == null;
+            assertThat(ours == Secp256k1Schnorr.Result.KEY_NOT_ON_CURVE).as("#%d", n).isEqualTo(theirsOffCurve);
+            assertThat(ours == Secp256k1Schnorr.Result.VALID).isEqualTo(!theirsOffCurve
+                    && bouncyCastle(key, message, signature));
+            offCurve += theirsOffCurve ? 1 : 0;
+        }
+        assertThat(offCurve).isBetween(350, 650); // about half of all x have a point
+    }
+
+    @Test
+    void fieldArithmetic_randomAndEdgeValues_matchesBigIntegerModP() {
+        SplittableRandom random = new SplittableRandom(7);
+        List<BigInteger> values = new ArrayList<>(List.of(BigInteger.ZERO, BigInteger.ONE, BigInteger.TWO,
+                P.subtract(BigInteger.ONE), P.subtract(BigInteger.TWO), BigInteger.ONE.shiftLeft(255),
+                BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE), P.shiftRight(1)));
+        for (int i = 0; i < 400; i++) {
+            byte[] bytes = new byte[32];
+            random.nextBytes(bytes);
+            values.add(new BigInteger(1, bytes).mod(P));
+        }
+        for (int i = 0; i < values.size(); i++) {
+            BigInteger x = values.get(i);
+            BigInteger y = values.get((i * 31 + 5) % values.size());
+            long[] lx = Secp256k1Schnorr.limbs(x);
+            long[] ly = Secp256k1Schnorr.limbs(y);
+            assertThat(Secp256k1Schnorr.toBigInteger(Secp256k1Schnorr.fieldMul(lx, ly))).as("%s * %s", x, y)
+                    .isEqualTo(x.multiply(y).mod(P));
+            long[][] addSub = Secp256k1Schnorr.fieldAddSub(lx, ly);
+            assertThat(Secp256k1Schnorr.toBigInteger(addSub[0])).isEqualTo(x.add(y).mod(P));
+            assertThat(Secp256k1Schnorr.toBigInteger(addSub[1])).isEqualTo(x.subtract(y).mod(P));
+            if (x.signum() != 0) {
+                assertThat(Secp256k1Schnorr.toBigInteger(Secp256k1Schnorr.fieldInvert(lx))).isEqualTo(x.modInverse(P));
+            }
+        }
+    }
+
+    @Test
+    void wnaf_randomScalars_digitsAreOddBoundedAndSumBack() {
+        SplittableRandom random = new SplittableRandom(5);
+        for (int n = 0; n < 300; n++) {
+            byte[] bytes = new byte[32];
+            random.nextBytes(bytes);
+            BigInteger k = new BigInteger(1, bytes);
+            int width = 4 + n % 5;
+            int[] digits = Secp256k1Schnorr.wnaf(Secp256k1Schnorr.limbs(k), width);
+            BigInteger sum = BigInteger.ZERO;
+            for (int i = digits.length - 1; i >= 0; i--) {
+                sum = sum.shiftLeft(1).add(BigInteger.valueOf(digits[i]));
+                assertThat(digits[i] == 0 || (digits[i] & 1) != 0 && Math.abs(digits[i]) < 1 << (width - 1)).isTrue();
+            }
+            assertThat(sum).isEqualTo(k);
+        }
+    }
+
+    @Test
+    void splitLambda_randomScalars_halvesRecombineModuloTheOrder() {
+        BigInteger order = new BigInteger("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141", 16);
+        SplittableRandom random = new SplittableRandom(3);
+        List<BigInteger> scalars = new ArrayList<>(List.of(BigInteger.ZERO, BigInteger.ONE,
+                order.subtract(BigInteger.ONE), Secp256k1Schnorr.lambda()));
+        for (int i = 0; i < 500; i++) {
+            byte[] bytes = new byte[32];
+            random.nextBytes(bytes);
+            scalars.add(new BigInteger(1, bytes).mod(order));
+        }
+        for (BigInteger k : scalars) {
+            BigInteger[] split = Secp256k1Schnorr.splitLambda(k);
+
+            assertThat(split[0].add(split[1].multiply(Secp256k1Schnorr.lambda())).mod(order)).as("%s", k).isEqualTo(k);
+            assertThat(split[0].abs().bitLength()).isLessThanOrEqualTo(129);
+            assertThat(split[1].abs().bitLength()).isLessThanOrEqualTo(129);
+        }
+    }
+
+    private static boolean bouncyCastle(byte[] key, byte[] message, byte[] signature) {
+        ECPublicKeyParameters decoded = BIP340Signer.decodePublicKey(key);
+        if (decoded == null) {
+            return false;
+        }
+        BIP340Signer verifier = new BIP340Signer();
+        verifier.init(false, decoded);
+        verifier.update(message, 0, message.length);
+        return verifier.verifySignature(signature);
+    }
+}
