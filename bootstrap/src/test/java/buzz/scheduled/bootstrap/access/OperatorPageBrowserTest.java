@@ -8,6 +8,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.domain.nostr.Nip19;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
@@ -28,6 +31,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * The operator console in a real headless Chromium (the system's, driven by playwright-core from
@@ -52,6 +56,7 @@ class OperatorPageBrowserTest {
     @TempDir
     static Path dataDir;
 
+    private static final ListAppender<ILoggingEvent> OPERATOR_LOG = new ListAppender<>();
     private static OperatorViewStack stack;
     private static JsonNode shown;
     private static JsonNode statsBefore;
@@ -60,6 +65,8 @@ class OperatorPageBrowserTest {
 
     @BeforeAll
     static void clickThroughTheConsole() throws Exception {
+        OPERATOR_LOG.start();
+        ((Logger) LoggerFactory.getLogger("buzz.operator")).addAppender(OPERATOR_LOG);
         Path restricted = dataDir.resolve("restricted-pubkeys");
         Files.writeString(restricted, BOB.publicKey().hex());
         stack = OperatorViewStack.start(db, dataDir, Map.of(), Map.of(
@@ -90,6 +97,7 @@ class OperatorPageBrowserTest {
 
     @AfterAll
     static void stop() {
+        ((Logger) LoggerFactory.getLogger("buzz.operator")).detachAppender(OPERATOR_LOG);
         if (stack != null) {
             stack.close();
         }
@@ -178,6 +186,18 @@ class OperatorPageBrowserTest {
         assertThat(texts(operator.get("dialogs"))).hasSize(2)
                 .anySatisfy(text -> assertThat(text).startsWith("Requeue message " + stack.failed))
                 .anySatisfy(text -> assertThat(text).startsWith("Cancel message " + stack.pending));
+    }
+
+    @Test
+    void actions_areLoggedOnceEachWithTheOperatorsKey() {
+        List<String> lines = OPERATOR_LOG.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+
+        assertThat(lines).hasSize(2);
+        assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("operator " + OPERATOR.publicKey().hex()
+                + " requeued " + stack.failed + " (owner " + BOB.publicKey().hex() + ", channel general"));
+        assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("operator " + OPERATOR.publicKey().hex()
+                + " cancelled " + stack.pending + " (owner " + ALICE.publicKey().hex() + ", channel later"));
+        assertThat(String.join("\n", lines)).doesNotContain(OperatorViewStack.SECRET_CONTENT);
     }
 
     @Test
