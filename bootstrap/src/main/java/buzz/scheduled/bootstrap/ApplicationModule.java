@@ -20,12 +20,14 @@ import buzz.scheduled.application.service.AttemptsService;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.DeliverySettings;
+import buzz.scheduled.application.service.OperatorActionsService;
 import buzz.scheduled.application.service.OperatorViewService;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.application.service.ReservationsService;
 import buzz.scheduled.application.service.RetentionService;
 import buzz.scheduled.application.service.RetentionSettings;
 import buzz.scheduled.application.service.SchedulingSettings;
+import buzz.scheduled.bootstrap.config.SidecarConfig;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
@@ -87,6 +89,14 @@ public final class ApplicationModule extends AbstractModule {
                                      buzz.scheduled.application.port.out.AdminMessageQueries messages,
                                      buzz.scheduled.application.port.out.LinkStatus links) {
         return new OperatorViewService(statistics, messages, links);
+    }
+
+    /** An operator's cancel and requeue of one message (the operator console). */
+    @Provides
+    @Singleton
+    OperatorActionsService operatorActions(OwnerMessageQueries queries, OwnerMessageChanges changes, StoreClock clock,
+                                           DueWorkNotice dueWork, SchedulingSettings settings, SidecarConfig config) {
+        return new OperatorActionsService(queries, changes, clock, dueWork, settings, config.limits().maxLateness());
     }
 
     @Provides

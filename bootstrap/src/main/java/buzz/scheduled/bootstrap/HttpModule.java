@@ -18,9 +18,11 @@ import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.AttemptsService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.application.service.OperatorActionsService;
 import buzz.scheduled.application.service.OperatorViewService;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.metrics.SidecarMeters;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
@@ -83,13 +85,14 @@ public final class HttpModule extends AbstractModule {
                     ReadinessCheck readiness, HttpSettings settings, SidecarConfig config,
                     PrometheusMeterRegistry registry, OperatorViewService view, SecretKey sidecarKey,
                     DatabaseStatusUseCase database, RelayLimits relayLimits, AttemptsService attempts,
-                    OwnerSettingsUseCase ownerSettings) {
+                    OperatorActionsService actions, OwnerSettingsUseCase ownerSettings) {
         return new HttpApi(OwnerUseCases.of(owner), operators, authentication, readiness, settings)
-                .meters(registry, registry::scrape)
+                .meters(registry, () -> SidecarMeters.scrape(registry))
                 .cors(config.operations().cors())
                 .identity(ServerIdentity.of(Optional.of(sidecarKey.publicKey())))
                 .operatorView(view, view)
                 .deliveryHistory(attempts, attempts)
+                .operatorActions(actions, actions, attempts)
                 .reportDatabase(database)
                 .relayLimits(() -> {
                     RelayLimits.Limitation relay = relayLimits.current();

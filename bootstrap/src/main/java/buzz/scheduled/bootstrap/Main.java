@@ -1,9 +1,11 @@
 package buzz.scheduled.bootstrap;
 
+import buzz.scheduled.adapters.http.ServerIdentity;
 import buzz.scheduled.adapters.postgres.SchemaMigrator;
 import buzz.scheduled.adapters.postgres.SchemaNewerThanBinaryException;
 import buzz.scheduled.adapters.relay.signature.KeyFileException;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.adapters.relay.signature.SecretKeyFile;
 import buzz.scheduled.bootstrap.cli.ClientCommands;
 import buzz.scheduled.bootstrap.config.InvalidConfigurationException;
 import buzz.scheduled.bootstrap.config.SidecarConfig;
@@ -13,7 +15,9 @@ import buzz.scheduled.bootstrap.database.UnsafeFileException;
 import buzz.scheduled.bootstrap.logging.LogSetup;
 import buzz.scheduled.domain.nostr.Nip19;
 import java.io.PrintStream;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.Arrays;
@@ -25,11 +29,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The runnable jar's entry point: {@code serve}, {@code migrate} or {@code keygen [--force]}, configured by
- * environment variables, and the client commands of {@link ClientCommands} ({@code schedule}, {@code list},
- * {@code get}, {@code edit}, {@code cancel}, {@code send-now}), which talk to a running sidecar. Exit codes: 0 done,
- * 1 failed while running, 2 bad command line or configuration, 3 the database schema is newer than this build; the
- * client commands add theirs (4, 5, 6; see {@link ClientCommands}).
+ * The runnable jar's entry point (after {@code buzz.scheduled.bootstrap.launcher.Launcher} checked the Java version):
+ * {@code serve}, {@code migrate} or {@code keygen [--force | --out <file>]}, configured by environment variables, and
+ * the client commands of {@link ClientCommands} ({@code schedule}, {@code list}, {@code get}, {@code edit},
+ * {@code cancel}, {@code send-now}, {@code wait}), which talk to a running sidecar. {@code --version} anywhere before a
+ * lone {@code --}, and {@code --help} on every command, print and exit 0. Exit codes: 0 done, 1 failed while running,
+ * 2 bad command line or configuration, 3 the database schema is newer than this build, 9 the Java is older than 21
+ * (the launcher's); the client commands add theirs (4 to 8; see {@link ClientCommands}).
  */
 public final class Main {
 
@@ -44,13 +50,41 @@ public final class Main {
 
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
     private static final String USAGE = """
-            usage: java -jar buzz-scheduled-delivery.jar <command>
+            usage: java -jar buzz-scheduled-delivery.jar <command>   (--version: this build's version)
               serve            migrate the database, then serve HTTP and deliver scheduled messages
               migrate          apply database migrations and exit
               keygen [--force] write a new sidecar key to SIDECAR_SECRET_KEY_FILE and print its public key
                                (a line of hex, then a line of npub)
+              keygen --out <file>  write a new author key (for the client commands) to <file>
             configuration comes from environment variables (BUZZ_DATA_DIR, DATABASE_URL, HTTP_PORT, ...)
             """ + ClientCommands.SUMMARY;
+    private static final String CONFIGURATION = """
+            configuration: environment variables (README.md "Configuration", docs/scheduled-messages.md), e.g.
+              BUZZ_SCHEDULED_MESSAGES=on  RELAY_URL=ws://127.0.0.1:7777  HTTP_HOST/HTTP_PORT  PUBLIC_BASE_URL
+              DATABASE_URL (unset: the embedded PostgreSQL under BUZZ_DATA_DIR, default ./var)
+            exit codes: 0 done; 1 failed (the reason on stderr); 2 bad command line or configuration (names the
+            variable); 3 the database was migrated by a newer build; 9 the java is older than Java 21""";
+    /** Each server command's {@code --help}. */
+    private static final Map<String, String> COMMAND_USAGE = Map.of(
+            "serve", """
+                    usage: java -jar buzz-scheduled-delivery.jar serve
+                    Migrates the database, then serves the HTTP API (owner routes, operator routes, /admin,
+                    /metrics) and publishes scheduled messages to RELAY_URL when they are due; stops on SIGTERM or
+                    SIGINT after in-flight sends finish (BUZZ_SHUTDOWN_GRACE_SECONDS).
+                    """ + CONFIGURATION,
+            "migrate", """
+                    usage: java -jar buzz-scheduled-delivery.jar migrate
+                    Applies the database migrations this build has, prints the schema version and exits.
+                    """ + CONFIGURATION,
+            "keygen", """
+                    usage: java -jar buzz-scheduled-delivery.jar keygen [--force]
+                           java -jar buzz-scheduled-delivery.jar keygen --out <file>
+                    Without --out: writes a new sidecar key (NIP-42 AUTH; the relay must trust its public key) to
+                    SIDECAR_SECRET_KEY_FILE (default BUZZ_DATA_DIR/sidecar.key); --force replaces an existing one.
+                    With --out: writes a new author key for the client commands (BUZZ_AUTHOR_KEY_FILE or
+                    --key-file) to <file>, mode 0600, parent directories made; never replaces a file.
+                    Either way it prints the public key: a line of hex, then a line of npub (NIP-19).
+                    exit codes: 0 written; 1 the file exists or cannot be written; 2 bad command line""");
 
     private final Map<String, String> environment;
     private final PrintStream out;
@@ -87,12 +121,21 @@ public final class Main {
         }
         String command = args[0];
         List<String> options = Arrays.asList(args).subList(1, args.length);
+        List<String> beforeDashes = options.contains("--") ? options.subList(0, options.indexOf("--")) : options;
+        if (command.equals("--version") || command.equals("version") || beforeDashes.contains("--version")) {
+            out.println(version());
+            return EXIT_OK;
+        }
+        if (COMMAND_USAGE.containsKey(command) && (beforeDashes.contains("--help") || beforeDashes.contains("-h"))) {
+            out.println(COMMAND_USAGE.get(command));
+            return EXIT_OK;
+        }
         try {
             return switch (command) {
                 case "serve" -> noOptions(command, options) ? serve(configured()) : EXIT_USAGE;
                 case "migrate" -> noOptions(command, options) ? migrate(configured()) : EXIT_USAGE;
                 case "keygen" -> keygen(options);
-                case "schedule", "list", "get", "edit", "cancel", "send-now", "settings" ->
+                case "schedule", "list", "get", "edit", "cancel", "send-now", "wait", "settings" ->
                         new ClientCommands(environment, System.in, out, err, InstantSource.system()).run(command, options);
                 case "help", "--help", "-h" -> {
                     out.println(USAGE);
@@ -116,11 +159,16 @@ public final class Main {
         return config;
     }
 
+    /** {@code buzz-scheduled-delivery <version> (Java <version>)}. */
+    static String version() {
+        return "buzz-scheduled-delivery " + ServerIdentity.buildVersion() + " (Java " + Runtime.version() + ")";
+    }
+
     private boolean noOptions(String command, List<String> options) {
         if (options.isEmpty()) {
             return true;
         }
-        err.println(command + " takes no options, got " + options);
+        err.println(command + " takes no options (--help, --version), got " + options);
         return false;
     }
 
@@ -163,9 +211,12 @@ public final class Main {
     }
 
     private int keygen(List<String> options) {
+        if (!options.isEmpty() && (options.getFirst().equals("--out") || options.getFirst().startsWith("--out="))) {
+            return authorKeygen(options);
+        }
         boolean force = options.equals(List.of("--force"));
         if (!options.isEmpty() && !force) {
-            err.println("keygen takes only --force, got " + options);
+            err.println("keygen takes --force or --out <file>, got " + options);
             return EXIT_USAGE;
         }
         SidecarConfig config = configured();
@@ -177,6 +228,43 @@ public final class Main {
             out.println(Nip19.npub(key.publicKey()));
             return EXIT_OK;
         } catch (IllegalStateException e) {
+            err.println("keygen: " + e.getMessage());
+            return EXIT_FAILED;
+        }
+    }
+
+    /**
+     * {@code keygen --out <file>}: a new author key for the client commands, written 0600 to a file that must not
+     * exist yet. Reads no configuration and logs nothing: it is not the sidecar's key.
+     */
+    private int authorKeygen(List<String> options) {
+        String first = options.getFirst();
+        List<String> rest = first.startsWith("--out=") ? options.subList(1, options.size())
+                : options.subList(Math.min(2, options.size()), options.size());
+        String value = first.startsWith("--out=") ? first.substring("--out=".length())
+                : options.size() > 1 ? options.get(1) : "";
+        if (value.isEmpty() || value.startsWith("--") || !rest.isEmpty()) {
+            err.println("keygen --out takes one file name and nothing else (an author key is never replaced), got "
+                    + options);
+            return EXIT_USAGE;
+        }
+        Path file;
+        try {
+            file = Path.of(value);
+        } catch (InvalidPathException e) {
+            err.println("keygen: '" + value + "' is not a path: " + e.getMessage());
+            return EXIT_USAGE;
+        }
+        try {
+            SecretKey key = SecretKeyFile.create(file, new SecureRandom());
+            out.println(key.publicKey().hex());
+            out.println(Nip19.npub(key.publicKey()));
+            return EXIT_OK;
+        } catch (KeyFileException e) {
+            err.println("keygen: " + file + " already exists; an author key is never replaced (choose another file,"
+                    + " or delete that one if it holds no key anyone uses)");
+            return EXIT_FAILED;
+        } catch (java.io.UncheckedIOException e) {
             err.println("keygen: " + e.getMessage());
             return EXIT_FAILED;
         }

@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code examples/js/schedule-and-watch.mjs} — a client on nostr-tools' own {@code finalizeEvent} and
  * {@code nip98.getToken} — against {@code serve} and the real Node test relay: it must exit 0, and the relay must hold
  * the edited event exactly as the script reported it, and neither the superseded revision nor the cancelled message.
+ * When the sidecar or the relay cannot be reached, or the sidecar refuses, it says why in one line and exits 1.
  * Its npm packages are installed by {@code .ci/run}; when they are missing, {@code npm ci} runs here first.
  */
 class JavaScriptExampleTest {
@@ -38,28 +38,18 @@ class JavaScriptExampleTest {
     final ServeProcesses processes = new ServeProcesses();
 
     @Test
-    void example_againstServeAndTheRealRelay_schedulesEditsSeesTheEditedEventPublishedAndCancels() throws Exception {
+    void example_againstServeAndTheRealRelay_publishesTheEditAndCancels_andOrdinaryFailuresAreOneLine() throws Exception {
         installPackages();
         SecretKey author = SecretKey.generate(new SecureRandom());
         try (TestRelay relay = TestRelay.start()) {
             int httpPort = processes.startServing(work, relay.url());
 
-            Path output = work.resolve("node.out");
-            ProcessBuilder builder = new ProcessBuilder("node", "schedule-and-watch.mjs").directory(EXAMPLE.toFile())
-                    .redirectErrorStream(true).redirectOutput(output.toFile());
-            builder.environment().putAll(Map.of("BUZZ_URL", "http://127.0.0.1:" + httpPort,
+            Ran ran = example(Map.of("BUZZ_URL", "http://127.0.0.1:" + httpPort,
                     "RELAY_URL", relay.url().toString(), "BUZZ_AUTHOR_SECRET", author.hex(),
                     "BUZZ_CHANNEL", "general", "BUZZ_DUE_IN_SECONDS", "4"));
-            Process node = builder.start();
-            node.getOutputStream().close();
-            boolean exited = node.waitFor(120, TimeUnit.SECONDS);
-            if (!exited) {
-                node.destroyForcibly();
-            }
-            String printed = Files.readString(output);
+            String printed = ran.stdout();
             System.out.print(printed);
-            assertThat(exited).as("the example finished within 120 s:\n" + printed).isTrue();
-            assertThat(node.exitValue()).as(printed).isZero();
+            assertThat(ran.exitCode()).as(ran.toString()).isZero();
 
             List<String> lines = printed.lines().toList();
             JsonNode summary = JSON.readTree(lines.getLast());
@@ -76,7 +66,52 @@ class JavaScriptExampleTest {
             assertThat(relay.events("{\"authors\":[\"" + author.publicKey().hex() + "\"]}"))
                     .as("only the edited event reached the relay").hasSize(1);
             assertThat(lines).anyMatch(line -> line.startsWith("the relay has " + reported.id().hex()));
+
+            // Ordinary failures: one line saying why, exit 1, no stack trace.
+            int closed = ServeProcesses.freePort();
+            String sidecar = "http://127.0.0.1:" + httpPort;
+            Ran sidecarDown = example(Map.of("BUZZ_URL", "http://127.0.0.1:" + closed));
+            Ran relayDown = example(Map.of("BUZZ_URL", sidecar, "RELAY_URL", "ws://127.0.0.1:" + closed));
+            Ran refused = example(Map.of("BUZZ_URL", sidecar, "RELAY_URL", relay.url().toString(),
+                    "BUZZ_CHANNEL", "c".repeat(300)));
+            assertThat(sidecarDown.stderr()).isEqualTo("schedule-and-watch: cannot reach the sidecar at http://127.0.0.1:"
+                    + closed + " (ECONNREFUSED): is serve running there? (BUZZ_URL)\n");
+            assertThat(relayDown.stderr()).startsWith("schedule-and-watch: cannot connect to the relay at ws://127.0.0.1:"
+                    + closed + " (RELAY_URL)");
+            assertThat(refused.stderr()).startsWith("schedule-and-watch: POST /v1/scheduled-messages: refused: HTTP 422"
+                    + " missing_channel: ");
+            for (Ran failed : List.of(sidecarDown, relayDown, refused)) {
+                assertThat(failed.exitCode()).as(failed.toString()).isEqualTo(1);
+                assertThat(failed.stderr().lines()).as("one line").hasSize(1);
+                assertThat(failed.stderr()).doesNotContain("    at ").doesNotContain("TypeError");
+            }
         }
+    }
+
+    /** What a run of the example did. */
+    record Ran(int exitCode, String stdout, String stderr) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
+        }
+    }
+
+    /** Runs the example with {@code environment} and waits at most two minutes for it. */
+    private Ran example(Map<String, String> environment) throws Exception {
+        Path out = Files.createTempFile(work, "node", ".out");
+        Path err = Files.createTempFile(work, "node", ".err");
+        ProcessBuilder builder = new ProcessBuilder("node", "schedule-and-watch.mjs").directory(EXAMPLE.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().putAll(environment);
+        Process node = builder.start();
+        node.getOutputStream().close();
+        boolean exited = node.waitFor(120, TimeUnit.SECONDS);
+        if (!exited) {
+            node.destroyForcibly();
+        }
+        Ran ran = new Ran(exited ? node.exitValue() : -1, Files.readString(out), Files.readString(err));
+        assertThat(exited).as("the example finished within 120 s:\n" + ran).isTrue();
+        return ran;
     }
 
     private static NostrEvent event(String json) {

@@ -75,7 +75,7 @@ class KeygenTest {
         int code = main(Map.of("BUZZ_DATA_DIR", dataDir.toString())).run(new String[] {"keygen", "--overwrite"});
 
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("keygen takes only --force, got [--overwrite]");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("keygen takes --force or --out <file>, got [--overwrite]");
         assertThat(dataDir.resolve("sidecar.key")).doesNotExist();
     }
 

@@ -34,7 +34,8 @@ final class OwnerClient {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Bip340Signer signer;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    // Generous: on a loaded machine 200 connections at once may wait seconds to be accepted; this only bounds a hang.
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(20)).build();
     private final AtomicLong nonce = new AtomicLong();
     private final int port;
     private final Duration signingClockOffset;
@@ -149,7 +150,7 @@ final class OwnerClient {
     private Reply send(String method, String path, String body) throws IOException, InterruptedException {
         byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10))
+                .timeout(Duration.ofSeconds(30))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(bytes))
                 .header("Authorization", nip98(method, "http://127.0.0.1:" + port + path, bytes));
         if (body != null) {

@@ -62,8 +62,9 @@ class ServeDeliveryProcessTest {
                 assertThat(NostrEventJson.write(readBack)).isEqualTo(NostrEventJson.write(event));
                 String id = created.json().get("id").asText();
                 awaitState(owner, id, "published");
-                assertThat(metrics(httpPort)).contains("buzz_delivery_published_total 1.0\n")
-                        .contains("buzz_delivery_sent_total 1.0\n")
+                assertThat(metrics(httpPort))
+                        .contains("buzz_delivery_outcomes_total{outcome=\"published\",relay=\"ok\"} 1.0\n")
+                        .contains("buzz_relay_events_sent_total 1.0\n")
                         .contains("buzz_delivery_lateness_seconds_count 1\n");
             }
         }

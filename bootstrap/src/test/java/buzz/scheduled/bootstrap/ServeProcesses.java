@@ -170,6 +170,16 @@ final class ServeProcesses implements AutoCloseable, AfterEachCallback {
         return count;
     }
 
+    /** {@code GET /metrics} of a serve listening on {@code port}. */
+    static String metrics(int port) throws IOException, InterruptedException {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + "/metrics")).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("GET /metrics answered " + response.statusCode() + ": " + response.body());
+        }
+        return response.body();
+    }
+
     /** A free loopback port. */
     static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket()) {

@@ -4,6 +4,7 @@ import buzz.scheduled.application.port.in.AdminMessagesUseCase;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminMessage;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminPage;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminQuery;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.MatchCount;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.Position;
 import buzz.scheduled.application.port.in.QueueStatsUseCase;
 import buzz.scheduled.application.port.in.QueueStatsUseCase.LatenessPercentiles;
@@ -11,6 +12,7 @@ import buzz.scheduled.application.port.in.QueueStatsUseCase.MinuteFigures;
 import buzz.scheduled.application.port.in.QueueStatsUseCase.QueueFigures;
 import buzz.scheduled.application.port.in.QueueStatsUseCase.QueueStats;
 import buzz.scheduled.application.port.in.QueueStatsUseCase.RecentFailure;
+import buzz.scheduled.domain.nostr.Nip19;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.StateName;
@@ -33,10 +35,14 @@ final class AdminRoutes {
     static final String STATS = "/v1/admin/stats";
 
     static final List<String> STATES = StateName.wireNames(StateName.all());
-    private static final Set<String> MESSAGE_PARAMETERS = Set.of("state", "channel", "owner", "limit", "cursor");
+    private static final Set<String> MESSAGE_PARAMETERS = Set.of("state", "channel", "owner", "due_from", "due_before",
+            "order", "limit", "cursor");
+    private static final Pattern SECONDS = Pattern.compile("0|[1-9][0-9]{0,10}");
     private static final int DEFAULT_LIMIT = 50;
     private static final Pattern LIMIT = Pattern.compile("[1-9][0-9]{0,2}");
     private static final Map<String, String> NO_STORE = Map.of("Cache-Control", "no-store");
+    /** The largest due time a filter takes: the year 5138, beyond any horizon. */
+    private static final long MAX_SECONDS = 99_999_999_999L;
 
     private final QueueStatsUseCase stats;
     private final AdminMessagesUseCase messages;
@@ -46,13 +52,18 @@ final class AdminRoutes {
         this.messages = messages;
     }
 
-    /** {@code GET /v1/admin/messages?state=&channel=&owner=&limit=&cursor=}; every state when none is given. */
+    /**
+     * {@code GET /v1/admin/messages?state=&channel=&owner=&due_from=&due_before=&order=&limit=&cursor=}: every state when
+     * none is given; due times in {@code [due_from, due_before)} (Unix seconds); {@code order=due} (default, earliest
+     * first) or {@code order=-due} (latest first; pass the same order with the cursor). The answer also counts the
+     * messages the filters match ({@code matched}, up to {@link MatchCount#CAP}, {@code matched_capped} beyond).
+     */
     Answer messages(OperatorRequest request) {
         Map<String, String> query = new LinkedHashMap<>();
         for (Map.Entry<String, List<String>> parameter : request.query().entrySet()) {
             if (!MESSAGE_PARAMETERS.contains(parameter.getKey())) {
                 return Answer.Problem.invalidRequest("unknown query parameter \"" + parameter.getKey()
-                        + "\"; accepted: state, channel, owner, limit, cursor");
+                        + "\"; accepted: state, channel, owner, due_from, due_before, order, limit, cursor");
             }
             if (parameter.getValue().size() != 1) {
                 return Answer.Problem.invalidRequest("query parameter \"" + parameter.getKey() + "\" given "
@@ -105,10 +116,37 @@ final class AdminRoutes {
                         + "from the previous page unchanged");
             }
         }
-        AdminPage page = messages.list(new AdminQuery(states, channel, owner, limit, after));
+        Optional<Instant> dueFrom = Optional.empty();
+        Optional<Instant> dueBefore = Optional.empty();
+        for (String name : List.of("due_from", "due_before")) {
+            if (query.containsKey(name)) {
+                String value = query.get(name);
+                if (!SECONDS.matcher(value).matches() || Long.parseLong(value) > MAX_SECONDS) {
+                    return Answer.Problem.invalidRequest(name + " must be Unix seconds from 0 to " + MAX_SECONDS
+                            + ", got \"" + value + "\"");
+                }
+                Optional<Instant> at = Optional.of(Instant.ofEpochSecond(Long.parseLong(value)));
+                if (name.equals("due_from")) {
+                    dueFrom = at;
+                } else {
+                    dueBefore = at;
+                }
+            }
+        }
+        String order = query.getOrDefault("order", "due");
+        if (!order.equals("due") && !order.equals("-due")) {
+            return Answer.Problem.invalidRequest("order must be due (earliest due first) or -due (latest first), got \""
+                    + order + "\"");
+        }
+        AdminQuery asked = new AdminQuery(states, channel, owner, limit, after, dueFrom, dueBefore,
+                order.equals("-due"));
+        AdminPage page = messages.list(asked);
+        MatchCount matched = messages.count(asked);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("items", page.items().stream().map(AdminRoutes::item).toList());
         body.put("next_cursor", page.next().map(next -> ListCursor.encode(next.dueAt(), next.id())).orElse(null));
+        body.put("matched", matched.count());
+        body.put("matched_capped", matched.capped());
         return new Answer.Json(200, body, NO_STORE);
     }
 
@@ -141,6 +179,7 @@ final class AdminRoutes {
         Map<String, Object> throughput = new LinkedHashMap<>();
         throughput.put("published_last_hour", figures.window().published());
         throughput.put("failed_last_hour", figures.window().failed());
+        throughput.put("retried_last_hour", figures.window().retried());
         throughput.put("per_minute", figures.window().minutes().stream().map(AdminRoutes::minute).toList());
         body.put("throughput", throughput);
         body.put("recent_failures", figures.recentFailures().stream().map(AdminRoutes::failure).toList());
@@ -149,6 +188,10 @@ final class AdminRoutes {
         links.put("listening", current.links().listening());
         links.put("nip29_in_sync", current.links().groupFeed().orElse(null));
         body.put("links", links);
+        Map<String, Object> signedIn = new LinkedHashMap<>();
+        signedIn.put("pubkey", request.operator().hex());
+        signedIn.put("npub", Nip19.npub(request.operator()));
+        body.put("signed_in", signedIn);
         return new Answer.Json(200, body, NO_STORE);
     }
 
@@ -156,6 +199,7 @@ final class AdminRoutes {
         Map<String, Object> item = new LinkedHashMap<>();
         item.put("id", message.id().toString());
         item.put("owner", message.owner().hex());
+        item.put("owner_npub", Nip19.npub(message.owner()));
         item.put("channel", message.channel().value());
         item.put("revision", message.revision());
         item.put("state", message.state());
@@ -185,6 +229,7 @@ final class AdminRoutes {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("id", failure.id().toString());
         body.put("owner", failure.owner().hex());
+        body.put("owner_npub", Nip19.npub(failure.owner()));
         body.put("channel", failure.channel().value());
         body.put("reason", failure.reason());
         body.put("detail", failure.detail().orElse(null));

@@ -97,12 +97,12 @@ final class ApiServer {
             case Routes.Handler.Owner route -> (switch (authentication.owner(ctx, route.payloadRequired())) {
                 case RequestAuthentication.Checked.Refused<OwnerRequest> refused -> refused.problem();
                 case RequestAuthentication.Checked.Allowed<OwnerRequest> allowed ->
-                        deadline.run(() -> route.answer().apply(allowed.request()));
+                        deadline.run(() -> route.answer().apply(allowed.request()), allowed.deadline());
             }).withHeaders(routes.ownerCorsHeaders(ctx.header("Origin")));
             case Routes.Handler.Operator route -> switch (authentication.operator(ctx)) {
                 case RequestAuthentication.Checked.Refused<OperatorRequest> refused -> refused.problem();
                 case RequestAuthentication.Checked.Allowed<OperatorRequest> allowed ->
-                        deadline.run(() -> route.answer().apply(allowed.request()));
+                        deadline.run(() -> route.answer().apply(allowed.request()), allowed.deadline());
             };
         };
     }

@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.http;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +51,10 @@ final class ConnectionGuard extends AbstractLifeCycle implements Connection.List
     static final String HEADER = "header";
     /** {@code reason} of a connection whose answer was not read whole within the body timeout. */
     static final String RESPONSE = "response";
+    /** Every {@code reason} a refusal is counted under. */
+    static final List<String> REFUSAL_REASONS = List.of(PER_ADDRESS, GLOBAL);
+    /** Every {@code reason} a timeout is counted under. */
+    static final List<String> TIMEOUT_REASONS = List.of(HEADER, RESPONSE);
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
 

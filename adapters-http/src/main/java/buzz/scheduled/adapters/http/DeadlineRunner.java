@@ -12,7 +12,9 @@ import java.util.concurrent.TimeoutException;
 /**
  * Runs a route's use case on a virtual thread of its own and gives up after {@link HttpSettings#requestTimeout()}:
  * a store or access policy that cannot answer in time gives {@code 503 unavailable} with {@code Retry-After},
- * never a hung request. A failure of the route is rethrown on the request's thread for {@link ErrorAnswers}.
+ * never a hung request. A failure of the route is rethrown on the request's thread for {@link ErrorAnswers}. A
+ * request's checks that ask the store (the NIP-98 replay guard) run here too, against the same deadline as its
+ * route ({@link #within}).
  */
 final class DeadlineRunner {
     private final HttpSettings settings;
@@ -20,6 +22,17 @@ final class DeadlineRunner {
 
     DeadlineRunner(HttpSettings settings) {
         this.settings = settings;
+    }
+
+    /** What a call under a deadline came to: its value, or the {@code 503} that answers it instead. */
+    sealed interface Outcome<T> {
+        /** It answered in time. */
+        record Done<T>(T value) implements Outcome<T> {
+        }
+
+        /** It did not (or the runner is stopped, or the request's thread was interrupted). */
+        record Late<T>(Answer.Problem problem) implements Outcome<T> {
+        }
     }
 
     /** Starts the threads the routes run on. */
@@ -41,23 +54,45 @@ final class DeadlineRunner {
      * @throws RuntimeException the route's own failure
      */
     Answer run(Callable<Answer> route) {
-        Future<Answer> future;
+        return run(route, System.nanoTime() + settings.requestTimeout().toNanos());
+    }
+
+    /**
+     * The route's answer, or {@code 503 unavailable} when {@link System#nanoTime()} passes {@code deadline} first (the
+     * request's one deadline, shared with the checks that ran before its route).
+     *
+     * @throws RuntimeException the route's own failure
+     */
+    Answer run(Callable<Answer> route, long deadline) {
+        return switch (within(route, deadline)) {
+            case Outcome.Done<Answer> done -> done.value();
+            case Outcome.Late<Answer> late -> late.problem();
+        };
+    }
+
+    /**
+     * {@code call}'s value if it comes before {@code deadline} ({@link System#nanoTime()}); else the {@code 503} to
+     * answer with (the call is interrupted and abandoned).
+     *
+     * @throws RuntimeException the call's own failure
+     */
+    <T> Outcome<T> within(Callable<T> call, long deadline) {
+        Future<T> future;
         try {
-            future = calls.submit(route);
+            future = calls.submit(call);
         } catch (RejectedExecutionException e) {
-            return Answer.Problem.unavailable("the server is shutting down", settings.retryAfter().toSeconds());
+            return late("the server is shutting down");
         }
         try {
-            return future.get(settings.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            return new Outcome.Done<>(future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
         } catch (TimeoutException e) {
             future.cancel(true);
-            return Answer.Problem.unavailable("the store did not answer within "
-                    + settings.requestTimeout().toMillis() + " ms; try again (a create retried with the same "
-                    + "Idempotency-Key or event is never stored twice)", settings.retryAfter().toSeconds());
+            return late("the store did not answer within " + settings.requestTimeout().toMillis() + " ms; try again"
+                    + " (a create retried with the same Idempotency-Key or event is never stored twice)");
         } catch (InterruptedException e) {
             future.cancel(true);
             Thread.currentThread().interrupt();
-            return Answer.Problem.unavailable("the request was interrupted", settings.retryAfter().toSeconds());
+            return late("the request was interrupted");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof RuntimeException runtime) {
@@ -68,5 +103,9 @@ final class DeadlineRunner {
             }
             throw new IllegalStateException("route failed", cause);
         }
+    }
+
+    private <T> Outcome<T> late(String message) {
+        return new Outcome.Late<>(Answer.Problem.unavailable(message, settings.retryAfter().toSeconds()));
     }
 }

@@ -5,8 +5,10 @@ import buzz.scheduled.application.port.in.AdminMessagesUseCase;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.in.MessageAttemptsUseCase;
+import buzz.scheduled.application.port.in.OperatorCancelUseCase;
 import buzz.scheduled.application.port.in.OwnerSettingsUseCase;
 import buzz.scheduled.application.port.in.QueueStatsUseCase;
+import buzz.scheduled.application.port.in.RequeueMessageUseCase;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
@@ -96,7 +98,7 @@ public final class HttpApi {
         this.settings = settings;
         BodyCap bodyCap = new BodyCap(settings);
         this.deadline = new DeadlineRunner(settings);
-        this.authentication = new RequestAuthentication(settings, authentication, operatorAccess, bodyCap);
+        this.authentication = new RequestAuthentication(settings, authentication, operatorAccess, bodyCap, deadline);
         this.probes = new ProbeAnswers(readiness, deadline, settings);
         this.documents = new PublicDocuments(settings);
         this.ownerSettings = new OwnerSettingsRoutes(settings);
@@ -228,6 +230,22 @@ public final class HttpApi {
             throw new IllegalArgumentException("the delivery history needs its owner and operator use cases");
         }
         routes.deliveryHistory(new AttemptRoutes(owners, operators));
+        return this;
+    }
+
+    /**
+     * Serves an operator's actions on one message ({@code POST /v1/admin/messages/{id}/cancel} and
+     * {@code .../requeue}) from these use cases, answering with {@code detail}'s view of the message; without them
+     * those routes answer {@code 503 unavailable}.
+     *
+     * @return this API
+     */
+    public HttpApi operatorActions(OperatorCancelUseCase cancel, RequeueMessageUseCase requeue,
+                                   AdminMessageDetailUseCase detail) {
+        if (cancel == null || requeue == null || detail == null) {
+            throw new IllegalArgumentException("operator actions need cancel, requeue and the message detail");
+        }
+        routes.operatorActions(new MessageActionRoutes(cancel, requeue, detail, settings.retryAfter()));
         return this;
     }
 

@@ -50,22 +50,40 @@ final class HttpMetrics {
                 .tag("code", code).register(registry).increment();
     }
 
-    /** Reports {@code open} (how many connections are open now) as the gauge {@code buzz_http_connections_open}. */
+    /**
+     * Reports {@code open} (how many connections are open now) as the gauge {@code buzz_http_connections_open}, and
+     * registers the connection counters of every reason at zero, so that a dashboard finds each series before the
+     * first refusal or timeout instead of no series at all.
+     */
     void connectionsOpen(IntSupplier open) {
         Gauge.builder(CONNECTIONS_OPEN, open::getAsInt).description("HTTP connections open now.")
                 .strongReference(true).register(registry);
+        for (String reason : ConnectionGuard.REFUSAL_REASONS) {
+            refused(reason);
+        }
+        for (String reason : ConnectionGuard.TIMEOUT_REASONS) {
+            timedOut(reason);
+        }
     }
 
     /** A connection was refused (or accepting paused) by a cap, {@code reason} as {@link ConnectionGuard} names it. */
     void connectionRefused(String reason) {
-        Counter.builder(CONNECTIONS_REFUSED).description("HTTP connections refused by a connection cap, by reason.")
-                .tag("reason", reason).register(registry).increment();
+        refused(reason).increment();
     }
 
     /** A connection was closed by a timeout, {@code reason} as {@link ConnectionGuard} names it. */
     void connectionTimedOut(String reason) {
-        Counter.builder(CONNECTIONS_TIMED_OUT).description("HTTP connections closed by a timeout, by reason.")
-                .tag("reason", reason).register(registry).increment();
+        timedOut(reason).increment();
+    }
+
+    private Counter refused(String reason) {
+        return Counter.builder(CONNECTIONS_REFUSED).description("HTTP connections refused by a connection cap, by reason.")
+                .tag("reason", reason).register(registry);
+    }
+
+    private Counter timedOut(String reason) {
+        return Counter.builder(CONNECTIONS_TIMED_OUT).description("HTTP connections closed by a timeout, by reason.")
+                .tag("reason", reason).register(registry);
     }
 
     /** How many requests finished with this method, route and status so far. */

@@ -126,7 +126,7 @@ final class OperatorRoutes {
         return instant.getNano() == 0 ? instant.getEpochSecond() : instant.getEpochSecond() + 1;
     }
 
-    private static Optional<Answer> noQueryNoBody(OperatorRequest request, Set<String> allowedQuery) {
+    static Optional<Answer> noQueryNoBody(OperatorRequest request, Set<String> allowedQuery) {
         for (String name : request.query().keySet()) {
             if (!allowedQuery.contains(name)) {
                 return Optional.of(Answer.Problem.invalidRequest("unknown query parameter \"" + name + "\""

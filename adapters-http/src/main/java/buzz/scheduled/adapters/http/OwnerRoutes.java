@@ -473,21 +473,9 @@ final class OwnerRoutes {
     }
 
     private Answer change(OwnerRequest request, OwnerChangeResult result, int okStatus) {
-        return switch (result) {
-            case OwnerChangeResult.Done done -> item(okStatus, done.message(), false);
-            case OwnerChangeResult.NotFound notFound -> missing(request);
-            case OwnerChangeResult.RevisionConflict conflict -> new Answer.Problem(412, "revision_conflict",
-                    "If-Match names revision " + request.header("if-match").stream().findFirst().orElse("?")
-                            + " but the current revision is \"" + conflict.current().number()
-                            + "\"; read the message again and re-apply your change",
-                    Map.of("ETag", "\"" + conflict.current().number() + "\""));
-            case OwnerChangeResult.StateConflict conflict ->
-                    Answer.Problem.stateConflict(conflict.refusal(), conflict.message());
-            case OwnerChangeResult.Refused refused -> Answer.Problem.refusal(refused.refusal());
-            case OwnerChangeResult.RateLimited limited -> Answer.Problem.rateLimited(limited.message(),
-                    limited.retryAfter());
-            case OwnerChangeResult.Unavailable unavailable -> unavailable(unavailable.message());
-        };
+        return ChangeAnswers.of(result, message -> item(okStatus, message, false), () -> missing(request),
+                request.header("if-match"), "read the message again and re-apply your change",
+                settings.retryAfter().toSeconds());
     }
 
     private Answer item(int status, ScheduledMessage message, boolean withLocation) {

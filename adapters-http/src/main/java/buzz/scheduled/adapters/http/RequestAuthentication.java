@@ -23,17 +23,22 @@ import java.util.Optional;
  * A route that needs its body signed (the batch) refuses a header without a {@code payload} tag ({@code 401}) right
  * after the header checks.
  * A caller let through is copied out of the exchange as an {@link OwnerRequest} or {@link OperatorRequest}, so its
- * route can run on another thread.
+ * route can run on another thread. The request's deadline ({@link HttpSettings#requestTimeout()}) starts as its checks
+ * begin, the time its body took to arrive added: the header check, the replay guard (which asks the database) and
+ * then the route share it, so a pool that cannot lend a connection answers {@code 503} within one request timeout,
+ * not one for the guard and another for the route.
  */
 final class RequestAuthentication {
     private final HttpSettings settings;
     private final AuthenticateRequestUseCase authentication;
     private final OperatorAccess operators;
     private final BodyCap bodyCap;
+    private final DeadlineRunner deadline;
     private volatile Optional<DatabaseStatusUseCase> database = Optional.empty();
 
     RequestAuthentication(HttpSettings settings, AuthenticateRequestUseCase authentication, OperatorAccess operators,
-                          BodyCap bodyCap) {
+                          BodyCap bodyCap, DeadlineRunner deadline) {
+        this.deadline = deadline;
         this.settings = settings;
         this.authentication = authentication;
         this.operators = operators;
@@ -42,8 +47,12 @@ final class RequestAuthentication {
 
     /** What a check gave: the request to hand its route, or the answer that refuses it. */
     sealed interface Checked<R> {
-        /** Let through. */
-        record Allowed<R>(R request) implements Checked<R> {
+        /**
+         * Let through.
+         *
+         * @param deadline when the request's time is up, on {@link System#nanoTime()}: its route gets what is left
+         */
+        record Allowed<R>(R request, long deadline) implements Checked<R> {
         }
 
         /** Refused with {@code problem}; the route is not called. */
@@ -71,7 +80,7 @@ final class RequestAuthentication {
             case Checked.Refused<Caller> refused -> new Checked.Refused<>(refused.problem());
             case Checked.Allowed<Caller> allowed -> new Checked.Allowed<>(new OwnerRequest(allowed.request().result()
                     .pubkey(), Map.copyOf(ctx.pathParamMap()), queryParameters(ctx), headers(ctx),
-                    allowed.request().body()));
+                    allowed.request().body()), allowed.deadline());
         };
     }
 
@@ -86,7 +95,7 @@ final class RequestAuthentication {
                             + caller.pubkey().hex() + " is not an operator of this sidecar (RELAY_OPERATOR_PUBKEYS)"));
                 }
                 yield new Checked.Allowed<>(new OperatorRequest(caller.pubkey(), Map.copyOf(ctx.pathParamMap()),
-                        queryParameters(ctx), allowed.request().body()));
+                        queryParameters(ctx), headers(ctx), allowed.request().body()), allowed.deadline());
             }
         };
     }
@@ -96,6 +105,7 @@ final class RequestAuthentication {
     }
 
     private Checked<Caller> authenticate(Context ctx, boolean payloadRequired) {
+        long begun = System.nanoTime();
         long declared = ctx.req().getContentLengthLong();
         if (declared > settings.maxBodyBytes()) {
             return new Checked.Refused<>(bodyCap.tooLarge(declared));
@@ -119,15 +129,23 @@ final class RequestAuthentication {
         }
         // Only now, for a caller whose signed header checks out, is the body read (up to the cap).
         byte[] body;
+        long reading = System.nanoTime();
         switch (bodyCap.read(ctx)) {
             case BodyCap.Read.TooLarge tooLarge -> {
                 return new Checked.Refused<>(tooLarge.problem());
             }
             case BodyCap.Read.Bytes bytes -> body = bytes.body();
         }
-        return switch (authentication.checkBody(header, body)) {
-            case AuthenticationResult.Refused refused -> unauthorized(refused.message());
-            case AuthenticationResult.Authenticated caller -> new Checked.Allowed<>(new Caller(caller, body));
+        // The request's own work and waits count against its deadline; the client's upload does not (it has the body
+        // timeout of its own).
+        long until = begun + settings.requestTimeout().toNanos() + (System.nanoTime() - reading);
+        return switch (deadline.within(() -> authentication.checkBody(header, body), until)) {
+            case DeadlineRunner.Outcome.Late<AuthenticationResult> late -> new Checked.Refused<>(late.problem());
+            case DeadlineRunner.Outcome.Done<AuthenticationResult> done -> switch (done.value()) {
+                case AuthenticationResult.Refused refused -> unauthorized(refused.message());
+                case AuthenticationResult.Authenticated caller -> new Checked.Allowed<>(new Caller(caller, body),
+                        until);
+            };
         };
     }
 

@@ -21,7 +21,9 @@ import java.util.function.Function;
  *   <li>operator routes: reservations, deletion reports and purges ({@link OperatorRoutes}) and the operators'
  *       read routes ({@link AdminRoutes}, {@code 503 unavailable} until {@link #operatorView} gives them);</li>
  *   <li>a message's delivery attempts for its owner and for operators ({@link AttemptRoutes}, {@code 503
- *       unavailable} until {@link #deliveryHistory} gives them).</li>
+ *       unavailable} until {@link #deliveryHistory} gives them);</li>
+ *   <li>an operator's cancel and requeue of one message ({@link MessageActionRoutes}, {@code 503 unavailable} until
+ *       {@link #operatorActions} gives them).</li>
  * </ul>
  */
 final class Routes {
@@ -59,6 +61,7 @@ final class Routes {
     private volatile Cors cors = new Cors(CorsOrigins.none());
     private volatile Optional<AdminRoutes> admin = Optional.empty();
     private volatile Optional<AttemptRoutes> history = Optional.empty();
+    private volatile Optional<MessageActionRoutes> actions = Optional.empty();
 
     Routes(HttpSettings settings, OwnerRoutes owner, OwnerSettingsRoutes ownerSettings,
            Optional<OperatorRoutes> operator, PublicDocuments documents, ProbeAnswers probes, RequestMetrics metrics,
@@ -106,6 +109,8 @@ final class Routes {
                 new Entry(new Route("GET", AttemptRoutes.OPERATOR), new Handler.Operator(request -> history
                         .map(routes -> routes.operator(request))
                         .orElseGet(() -> historyUnavailable()))),
+                actionRoute(MessageActionRoutes.CANCEL, MessageActionRoutes::cancel),
+                actionRoute(MessageActionRoutes.REQUEUE, MessageActionRoutes::requeue),
                 publicRoute("GET", OperatorPage.PAGE, ctx -> ctx.path().endsWith("/") ? OperatorPage.canonical() : page.page()),
                 publicRoute("GET", OperatorPage.SCRIPT, ctx -> page.script()),
                 publicRoute("GET", OperatorPage.STYLE, ctx -> page.style()));
@@ -134,6 +139,18 @@ final class Routes {
     /** Serves the attempt routes (owner and operator) from {@code routes} from now on. */
     void deliveryHistory(AttemptRoutes routes) {
         this.history = Optional.of(routes);
+    }
+
+    /** Serves the operator's message actions from {@code routes} from now on. */
+    void operatorActions(MessageActionRoutes routes) {
+        this.actions = Optional.of(routes);
+    }
+
+    private Entry actionRoute(String path, BiFunction<MessageActionRoutes, OperatorRequest, Answer> handler) {
+        return new Entry(new Route("POST", path), new Handler.Operator(request -> actions
+                .map(routes -> handler.apply(routes, request))
+                .orElseGet(() -> Answer.Problem.unavailable("operator actions are not configured on this server",
+                        settings.retryAfter().toSeconds()))));
     }
 
     private Answer historyUnavailable() {

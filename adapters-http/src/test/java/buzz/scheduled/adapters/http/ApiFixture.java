@@ -17,8 +17,10 @@ import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.service.AttemptsService;
+import buzz.scheduled.application.service.OperatorActionsService;
 import buzz.scheduled.application.service.AuthenticateRequestService;
 import buzz.scheduled.application.service.DeletionService;
+import buzz.scheduled.application.service.InProcessReplayStore;
 import buzz.scheduled.application.service.OwnerMessagesService;
 import buzz.scheduled.application.service.ReservationsService;
 import buzz.scheduled.application.service.SchedulingSettings;
@@ -75,6 +77,8 @@ final class ApiFixture implements AutoCloseable {
     /** The whole-event limit (tags count): small enough to reach under the body cap. */
     static final int MAX_EVENT_BYTES = 6000;
     static final int MAX_EVENT_TAGS = 20;
+    /** The lateness limit an operator's requeue is checked against. */
+    static final Duration MAX_LATENESS = Duration.ofSeconds(900);
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -87,6 +91,8 @@ final class ApiFixture implements AutoCloseable {
     final InMemoryChannelAdministration administration = new InMemoryChannelAdministration(store);
     /** Unlimited unless a test gives an owner a number of writes. */
     final FakeOwnerWriteLimiter writes = new FakeOwnerWriteLimiter();
+    /** The NIP-98 replay guard's store, which a test may slow down (a pool with no connection to lend). */
+    final SlowReplayStore replays = new SlowReplayStore(new InProcessReplayStore(10_000, clock));
     final HttpSettings settings;
     final HttpApi api;
     final io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
@@ -119,13 +125,17 @@ final class ApiFixture implements AutoCloseable {
         OwnerMessagesService service = new OwnerMessagesService(faults, faults, faults, signatures, access,
                 new SequentialScheduleIds(), clock, DueWorkNotice.NONE, scheduling, RelayLimits.UNKNOWN, writes);
         AttemptsService attempts = new AttemptsService(store, new InMemoryAdminMessageQueries(store), delivery);
+        OperatorActionsService actions = new OperatorActionsService(store, store, clock, DueWorkNotice.NONE,
+                scheduling, MAX_LATENESS);
         settings = tune.apply(HttpSettings.of(true, BASE, Duration.ofDays(120), MAX_CONTENT_BYTES, MAX_PENDING));
         api = configure.apply(new HttpApi(OwnerUseCases.of(service), OperatorAccess.of(java.util.Set.of(OPERATOR),
                 OperatorUseCases.of(reservations == null ? new ReservationsService(administration) : reservations,
                         new DeletionService(administration))),
-                new AuthenticateRequestService(signatures, clock), readiness, settings)
+                new AuthenticateRequestService(signatures, clock, AuthenticateRequestService.DEFAULT_WINDOW, replays),
+                readiness, settings)
                 .meters(registry, registry::scrape)
-                .deliveryHistory(attempts, attempts));
+                .deliveryHistory(attempts, attempts)
+                .operatorActions(actions, actions, attempts));
         port = api.start("127.0.0.1", 0);
     }
 

@@ -91,6 +91,44 @@ class DatabaseOutageRoutesTest {
     }
 
     @Test
+    void ownerWrite_replayGuardSlowThenStoreHanging_answers503WithinOneRequestTimeoutNotTwo() {
+        // F9: the replay guard asks the store too (a pool with no connection to lend makes it wait); it shares the
+        // request's one deadline with the route, so the wait is bounded by one request timeout.
+        try (ApiFixture api = new ApiFixture(settings -> settings.withRequestTimeout(Duration.ofMillis(1_500)),
+                () -> new ReadinessCheck.Readiness.Ready())) {
+            api.replays.delay(Duration.ofMillis(1_000));
+            api.faults.mode(FaultyScheduleStore.Mode.HANG);
+            long started = System.nanoTime();
+
+            ApiFixture.Reply reply = api.call("POST", "/v1/scheduled-messages").as(ALICE)
+                    .body(envelope(api.message(ALICE, Duration.ofHours(1)))).send();
+
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(reply.status()).as(reply.text()).isEqualTo(503);
+            assertThat(reply.error()).isEqualTo("unavailable");
+            assertThat(reply.header("Retry-After")).isNotNull();
+            assertThat(took).as("one request timeout (1.5 s), not the guard's 1 s plus another 1.5 s")
+                    .isLessThan(Duration.ofMillis(2_400));
+            assertThat(api.store.size()).isZero();
+        }
+    }
+
+    @Test
+    void ownerWrite_replayGuardSlowerThanTheRequestTimeout_answers503AndNeverRunsTheRoute() {
+        try (ApiFixture api = new ApiFixture(settings -> settings.withRequestTimeout(Duration.ofMillis(500)),
+                () -> new ReadinessCheck.Readiness.Ready())) {
+            api.replays.delay(Duration.ofSeconds(3));
+
+            ApiFixture.Reply reply = api.call("POST", "/v1/scheduled-messages").as(ALICE)
+                    .body(envelope(api.message(ALICE, Duration.ofHours(1)))).send();
+
+            assertThat(reply.status()).as(reply.text()).isEqualTo(503);
+            assertThat(reply.error()).isEqualTo("unavailable");
+            assertThat(api.store.size()).isZero();
+        }
+    }
+
+    @Test
     void ownerWrite_databaseOnlySlowToAnswerItsCheck_isStillTried() {
         try (ApiFixture api = new ApiFixture(settings -> settings, () -> new ReadinessCheck.Readiness.Ready(), null,
                 built -> built.reportDatabase(database))) {

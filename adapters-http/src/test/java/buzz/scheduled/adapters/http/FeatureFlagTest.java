@@ -123,12 +123,31 @@ class FeatureFlagTest {
     }
 
     @Test
-    void root_withoutNostrAccept_answers406() {
+    void root_neitherNostrNorHtmlAccepted_answers406PointingAtTheConsoleAndTheApi() {
         try (ApiFixture api = new ApiFixture()) {
-            ApiFixture.Reply reply = api.call("GET", "/").header("Accept", "text/html").send();
+            ApiFixture.Reply reply = api.call("GET", "/").header("Accept", "application/json").send();
 
             assertThat(reply.status()).isEqualTo(406);
             assertThat(reply.error()).isEqualTo("not_acceptable");
+            assertThat(reply.json().get("message").asText()).contains("/admin").contains("/openapi.yaml");
+        }
+    }
+
+    @Test
+    void root_browser_getsAPageLinkingTheConsoleTheApiDescriptionAndNip11_whileNostrJsonStillGetsNip11() {
+        try (ApiFixture api = new ApiFixture()) {
+            ApiFixture.Reply page = api.call("GET", "/")
+                    .header("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8").send();
+            ApiFixture.Reply nip11 = api.call("GET", "/").header("Accept", "application/nostr+json").send();
+
+            assertThat(page.status()).isEqualTo(200);
+            assertThat(page.header("Content-Type")).startsWith("text/html");
+            assertThat(page.header("Content-Security-Policy")).contains("default-src 'none'");
+            assertThat(page.text()).contains("<a href=\"admin\">Operator console</a>")
+                    .contains("<a href=\"openapi.yaml\">").contains("<a href=\"v1/info\">");
+            assertThat(nip11.status()).isEqualTo(200);
+            assertThat(nip11.header("Content-Type")).startsWith("application/nostr+json");
+            assertThat(nip11.json().get("supported_extensions")).isNotNull();
         }
     }
 }

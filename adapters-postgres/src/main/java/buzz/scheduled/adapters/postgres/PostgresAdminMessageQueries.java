@@ -5,6 +5,7 @@ import static buzz.scheduled.adapters.postgres.jooq.Tables.SCHEDULED_MESSAGE;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminMessage;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminPage;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminQuery;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.MatchCount;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.Position;
 import buzz.scheduled.application.port.out.AdminMessageQueries;
 import buzz.scheduled.domain.nostr.EventId;
@@ -50,23 +51,20 @@ public final class PostgresAdminMessageQueries implements AdminMessageQueries {
     @Override
     public AdminPage list(AdminQuery query) {
         var m = SCHEDULED_MESSAGE;
-        Condition where = m.STATE.in(query.states().stream().sorted().map(DSL::inline).toList());
-        if (query.channel().isPresent()) {
-            where = where.and(m.CHANNEL.eq(query.channel().get().value()));
-        }
-        if (query.owner().isPresent()) {
-            where = where.and(m.OWNER.eq(query.owner().get().hex()));
-        }
+        Condition where = matching(query);
         if (query.after().isPresent()) {
             Position after = query.after().get();
-            where = where.and(DSL.row(m.DUE_AT, m.ID).gt(after.dueAt(), after.id().value()));
+            var position = DSL.row(m.DUE_AT, m.ID);
+            where = where.and(query.latestFirst() ? position.lt(after.dueAt(), after.id().value())
+                    : position.gt(after.dueAt(), after.id().value()));
         }
         List<AdminMessage> items = new ArrayList<>();
         Condition matching = where;
         var rows = SessionFaults.retriedOnce(() -> dsl.select(COLUMNS)
                 .from(m)
                 .where(matching)
-                .orderBy(m.DUE_AT, m.ID)
+                .orderBy(query.latestFirst() ? List.of(m.DUE_AT.desc(), m.ID.desc()) : List.of(m.DUE_AT.asc(),
+                        m.ID.asc()))
                 .limit(query.limit() + 1)
                 .fetch());
         for (Record row : rows) {
@@ -79,6 +77,33 @@ public final class PostgresAdminMessageQueries implements AdminMessageQueries {
             next = Optional.of(new Position(last.dueAt(), last.id()));
         }
         return new AdminPage(items, next);
+    }
+
+    /** Counts in a sub-select cut at one past the cap, so a count over millions of rows stops early. */
+    @Override
+    public MatchCount count(AdminQuery query) {
+        long counted = dsl.fetchCount(dsl.selectOne().from(SCHEDULED_MESSAGE).where(matching(query))
+                .limit(MatchCount.CAP + 1));
+        return new MatchCount(Math.min(counted, MatchCount.CAP), counted > MatchCount.CAP);
+    }
+
+    /** The query's filters: states, channel, owner, due range. */
+    private static Condition matching(AdminQuery query) {
+        var m = SCHEDULED_MESSAGE;
+        Condition where = m.STATE.in(query.states().stream().sorted().map(DSL::inline).toList());
+        if (query.channel().isPresent()) {
+            where = where.and(m.CHANNEL.eq(query.channel().get().value()));
+        }
+        if (query.owner().isPresent()) {
+            where = where.and(m.OWNER.eq(query.owner().get().hex()));
+        }
+        if (query.dueFrom().isPresent()) {
+            where = where.and(m.DUE_AT.ge(query.dueFrom().get()));
+        }
+        if (query.dueBefore().isPresent()) {
+            where = where.and(m.DUE_AT.lt(query.dueBefore().get()));
+        }
+        return where;
     }
 
     @Override

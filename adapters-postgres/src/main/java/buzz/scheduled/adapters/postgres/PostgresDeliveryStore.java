@@ -70,9 +70,11 @@ public final class PostgresDeliveryStore implements DeliveryStore {
 
     /**
      * Outcomes by position ({@code WITH ORDINALITY}): {@code publish}, {@code retry} (rescheduled at now() + delay, or
-     * failed {@code expired} when that is past the lateness limit), {@code fail} (with a reason; the payload of every
-     * revision is purged), {@code release} (claimable again at once) and {@code unresolved} (claimable again at once,
-     * its outcome unknown: {@code outcome_unknown}, migration V9). A retry or a failure also adds a row to
+     * failed {@code expired} when that is past the lateness limit), {@code fail} (with a reason), {@code release}
+     * (claimable again at once) and {@code unresolved} (claimable again at once, its outcome unknown:
+     * {@code outcome_unknown}, migration V9). A failed message keeps its event for an operator's requeue, unless its
+     * reason purges it ({@code FailureReason.purgesEvent}: the payload of every revision goes). A retry or a failure
+     * also adds a row to
      * {@code delivery_attempt} (migration V13), up to {@link AttemptHistory#MAX_RECORDED} per message; a publication
      * adds none (the message's own row tells it).
      */
@@ -103,9 +105,7 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                            WHEN w.outcome = 'retry' THEN now() + w.delay_us * interval '1 microsecond'
                            END,
                        event_json = CASE
-                           WHEN w.outcome = 'fail' THEN NULL
-                           WHEN w.outcome = 'retry' AND now() + w.delay_us * interval '1 microsecond'
-                                > m.due_at + w.max_lateness_us * interval '1 microsecond' THEN NULL
+                           WHEN w.outcome = 'fail' AND w.reason IN (%6$s) THEN NULL
                            ELSE m.event_json END,
                        last_error = CASE WHEN w.why IS NOT NULL THEN w.why ELSE m.last_error END,
                        outcome_unknown = m.outcome_unknown OR w.outcome = 'unresolved',
@@ -128,10 +128,11 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                 UPDATE scheduled_message_revision r
                    SET event_json = NULL
                   FROM u
-                 WHERE r.message_id = u.id AND u.state = %2$s AND r.event_json IS NOT NULL
+                 WHERE r.message_id = u.id AND u.state = %2$s AND u.reason IN (%6$s) AND r.event_json IS NOT NULL
             )
             SELECT ord, state, written_at FROM u""".formatted(StateLiterals.PUBLISHED, StateLiterals.FAILED,
-            StateLiterals.RESCHEDULED, StateLiterals.FINISHABLE, AttemptHistory.MAX_RECORDED);
+            StateLiterals.RESCHEDULED, StateLiterals.FINISHABLE, AttemptHistory.MAX_RECORDED,
+            StateLiterals.PURGING_REASONS);
 
     static final String RENEW = """
             UPDATE scheduled_message m

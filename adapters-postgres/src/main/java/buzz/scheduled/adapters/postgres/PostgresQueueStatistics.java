@@ -28,7 +28,7 @@ import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 
 /**
- * The queue figures of the operator's view on PostgreSQL: four reads in one read-only transaction, so they share
+ * The queue figures of the operator's view on PostgreSQL: six reads in one read-only transaction, so they share
  * one {@code now()} and one snapshot. Lateness is {@code finished_at − due_at} of the messages published in the
  * window (both on the database clock). Never reads event content except the {@code created_at} of overdue rows
  * (for {@code held_before}, as the reservations do).
@@ -82,6 +82,13 @@ public final class PostgresQueueStatistics implements QueueStatistics {
                        AND finished_at > now() - make_interval(secs => ?)) published""".formatted(TERMINAL_STATES,
             PUBLISHED);
 
+    /** Retried attempts (migration V13's history; V14 indexes it by time for this count). */
+    private static final String RETRIED = """
+            SELECT count(*)
+              FROM delivery_attempt
+             WHERE outcome = 'retry'
+               AND recorded_at > now() - make_interval(secs => ?)""";
+
     private static final String FAILURES = """
             SELECT id, owner, channel, reason, last_error, finished_at, attempts
               FROM scheduled_message
@@ -131,6 +138,7 @@ public final class PostgresQueueStatistics implements QueueStatistics {
                     : Optional.of(new LatenessPercentiles(percentiles.get(1, Double.class),
                     percentiles.get(2, Double.class), percentiles.get(3, Double.class),
                     percentiles.get(4, Double.class)));
+            long retried = tx.fetchSingle(RETRIED, windowSeconds).get(0, Long.class);
             List<RecentFailure> failures = new ArrayList<>();
             for (Record row : tx.fetch(FAILURES, recentFailures)) {
                 failures.add(new RecentFailure(new ScheduleId(row.get(0, UUID.class)),
@@ -142,7 +150,7 @@ public final class PostgresQueueStatistics implements QueueStatistics {
                     pending.get(1, Long.class), optionalInstant(pending.get(2, OffsetDateTime.class)),
                     optionalInstant(pending.get(3, OffsetDateTime.class)),
                     optionalInstant(pending.get(4, OffsetDateTime.class)),
-                    new RecentWindow(published, failed, lateness, minutes), failures);
+                    new RecentWindow(published, failed, retried, lateness, minutes), failures);
         };
         return SessionFaults.retriedOnce(() -> dsl.transactionResult(read));
     }

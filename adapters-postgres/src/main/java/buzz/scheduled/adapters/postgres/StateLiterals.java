@@ -1,9 +1,11 @@
 package buzz.scheduled.adapters.postgres;
 
 import buzz.scheduled.adapters.postgres.jooq.tables.ScheduledMessageTable;
+import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.OwnerRefusal;
 import buzz.scheduled.domain.schedule.StateName;
 import buzz.scheduled.domain.schedule.Transition;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.List;
@@ -62,6 +64,10 @@ final class StateLiterals {
     /** Pending but not revocable ({@code sending}): left to its claim's fenced finishing write. */
     static final List<Field<String>> IN_FLIGHT = fields(StateName.where(state -> !state.terminal()
             && !Transition.REVOKE.startStates().contains(state)));
+
+    /** The failure reasons that purge the event ({@code 'channel_deleted', 'member_removed'}), for {@code IN (…)}. */
+    static final String PURGING_REASONS = Arrays.stream(FailureReason.values()).filter(FailureReason::purgesEvent)
+            .map(reason -> "'" + reason.wireName() + "'").collect(Collectors.joining(", "));
 
     private StateLiterals() {
     }

@@ -146,17 +146,28 @@ class PostgresDeliveryStoreTest extends DeliveryStoreContract<PostgresScheduleSt
     }
 
     @Test
-    void finish_failed_purgesTheEventOfEveryRevision() {
-        createDue(1);
-        ClaimedMessage claimed = delivery.claim(1, LEASE).messages().get(0);
+    void finish_failedChannelDeleted_purgesTheEventOfEveryRevision_whileARelayRefusalKeepsItForARequeue() {
+        createDue(2);
+        List<ClaimedMessage> claimed = delivery.claim(2, LEASE).messages();
 
-        delivery.finish(List.of(new Finish.Fail(claimed.claim(), claimed.revision(), FailureReason.RELAY_REJECTED,
-                "invalid: bad")));
+        delivery.finish(List.of(
+                new Finish.Fail(claimed.get(0).claim(), claimed.get(0).revision(), FailureReason.CHANNEL_DELETED,
+                        "channel deleted"),
+                new Finish.Fail(claimed.get(1).claim(), claimed.get(1).revision(), FailureReason.RELAY_REJECTED,
+                        "invalid: bad")));
 
+        UUID purged = claimed.get(0).claim().id().value();
+        UUID kept = claimed.get(1).claim().id().value();
         assertThat(db.queryLong("SELECT count(*) FROM scheduled_message_revision WHERE message_id = ?"
-                + " AND event_json IS NOT NULL", claimed.claim().id().value())).isZero();
+                + " AND event_json IS NOT NULL", purged)).isZero();
         assertThat(db.queryLong("SELECT count(*) FROM scheduled_message_revision WHERE message_id = ?",
-                claimed.claim().id().value())).isEqualTo(1);
+                purged)).isEqualTo(1);
+        assertThat(db.queryLong("SELECT count(*) FROM scheduled_message WHERE id = ? AND event_json IS NULL",
+                purged)).isEqualTo(1);
+        assertThat(db.queryLong("SELECT count(*) FROM scheduled_message WHERE id = ? AND event_json IS NOT NULL",
+                kept)).isEqualTo(1);
+        assertThat(db.queryLong("SELECT count(*) FROM scheduled_message_revision WHERE message_id = ?"
+                + " AND event_json IS NOT NULL", kept)).isEqualTo(1);
     }
 
     @Test

@@ -371,6 +371,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
                     Pending next = takeEvent(now, notSent);
                     if (next != null) {
                         next.writtenAt = now;
+                        counters.eventsSent.incrementAndGet();
                         next.answerBy = Math.min(now + next.publication.timeout().toNanos(), next.publication.sendBy());
                         target.expect(next);
                         target.gate.eventWritten();
@@ -1190,9 +1191,10 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
      * @param authRefusals NIP-42 AUTH attempts the relay refused
      * @param rateLimited  frames the relay answered {@code rate-limited:} (each sent again at the learnt pace)
      * @param askedAgain   look-up answers given before AUTH, asked again after it
+     * @param eventsSent   {@code EVENT} frames written to the relay's connection (resends included)
      */
     public record Counts(long connections, long drops, long timeouts, long found, long resent, long notSent,
-                         long tooLarge, long authRefusals, long rateLimited, long askedAgain) {
+                         long tooLarge, long authRefusals, long rateLimited, long askedAgain, long eventsSent) {
     }
 
     private static final class Counters {
@@ -1206,10 +1208,12 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         final AtomicLong authRefusals = new AtomicLong();
         final AtomicLong rateLimited = new AtomicLong();
         final AtomicLong askedAgainAfterAuth = new AtomicLong();
+        final AtomicLong eventsSent = new AtomicLong();
 
         Counts snapshot() {
             return new Counts(connections.get(), drops.get(), timeouts.get(), found.get(), resent.get(),
-                    notSent.get(), tooLarge.get(), authRefusals.get(), rateLimited.get(), askedAgainAfterAuth.get());
+                    notSent.get(), tooLarge.get(), authRefusals.get(), rateLimited.get(), askedAgainAfterAuth.get(),
+                    eventsSent.get());
         }
     }
 

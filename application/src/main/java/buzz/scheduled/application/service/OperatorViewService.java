@@ -37,4 +37,9 @@ public final class OperatorViewService implements QueueStatsUseCase, AdminMessag
     public AdminPage list(AdminQuery query) {
         return messages.list(query);
     }
+
+    @Override
+    public MatchCount count(AdminQuery query) {
+        return messages.count(query);
+    }
 }

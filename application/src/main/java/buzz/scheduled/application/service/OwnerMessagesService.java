@@ -448,6 +448,9 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             case RESIGN_REQUIRED -> "the stored event's created_at is outside the relay's window of "
                     + "now (" + relay.window().toSeconds() + " s either way, " + relay.windowSource()
                     + "); send a newly signed event";
+            // An operator's requeue only; no owner operation is refused with these.
+            case NOT_FAILED -> "message " + current.id() + " did not fail";
+            case EVENT_PURGED -> "message " + current.id() + "'s event was deleted";
         };
     }
 

@@ -3,6 +3,7 @@ package buzz.scheduled.application.fakes;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminMessage;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminPage;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminQuery;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.MatchCount;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.Position;
 import buzz.scheduled.application.port.out.AdminMessageQueries;
 import buzz.scheduled.domain.schedule.FailureReason;
@@ -11,6 +12,7 @@ import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Operators' message queries over the rows of an {@link InMemoryScheduleStore}: the same metadata the PostgreSQL
@@ -28,12 +30,9 @@ public final class InMemoryAdminMessageQueries implements AdminMessageQueries {
 
     @Override
     public AdminPage list(AdminQuery query) {
-        List<AdminMessage> matching = store.rows().stream()
-                .filter(m -> query.states().contains(m.state().wireName()))
-                .filter(m -> query.channel().map(m.channel()::equals).orElse(true))
-                .filter(m -> query.owner().map(m.owner()::equals).orElse(true))
-                .filter(m -> query.after().map(after -> after(m, after)).orElse(true))
-                .sorted(BY_DUE)
+        List<AdminMessage> matching = matching(query)
+                .filter(m -> query.after().map(after -> beyond(m, after, query.latestFirst())).orElse(true))
+                .sorted(query.latestFirst() ? BY_DUE.reversed() : BY_DUE)
                 .limit(query.limit() + 1L)
                 .map(InMemoryAdminMessageQueries::metadata)
                 .toList();
@@ -46,13 +45,29 @@ public final class InMemoryAdminMessageQueries implements AdminMessageQueries {
     }
 
     @Override
+    public MatchCount count(AdminQuery query) {
+        long count = matching(query).limit(MatchCount.CAP + 1).count();
+        return new MatchCount(Math.min(count, MatchCount.CAP), count > MatchCount.CAP);
+    }
+
+    private Stream<ScheduledMessage> matching(AdminQuery query) {
+        return store.rows().stream()
+                .filter(m -> query.states().contains(m.state().wireName()))
+                .filter(m -> query.channel().map(m.channel()::equals).orElse(true))
+                .filter(m -> query.owner().map(m.owner()::equals).orElse(true))
+                .filter(m -> query.dueInRange(m.dueAt()));
+    }
+
+    @Override
     public Optional<AdminMessage> find(ScheduleId id) {
         return store.find(id).map(InMemoryAdminMessageQueries::metadata);
     }
 
-    private static boolean after(ScheduledMessage message, Position position) {
+    /** Whether {@code message} comes after {@code position} in the page order (latest first or earliest first). */
+    private static boolean beyond(ScheduledMessage message, Position position, boolean latestFirst) {
         int byDue = message.dueAt().compareTo(position.dueAt());
-        return byDue > 0 || (byDue == 0 && message.id().value().compareTo(position.id().value()) > 0);
+        int order = byDue != 0 ? byDue : message.id().value().compareTo(position.id().value());
+        return latestFirst ? order < 0 : order > 0;
     }
 
     private static AdminMessage metadata(ScheduledMessage m) {

@@ -21,7 +21,8 @@ final class TableMoves {
     /**
      * {@code message} after {@code transition} at {@code now} (the store's clock), or empty when the table says the
      * transition does not apply from its state. Of {@code parts} only what the new state holds is kept (a claim, a
-     * retry time, a reason); a terminal state ends at {@code now}, a state that does not keep the event purges it,
+     * retry time, a reason); a terminal state ends at {@code now}, a state that does not keep the event purges it
+     * (a failure as its reason says),
      * and the claim counts an attempt.
      */
     static Optional<ScheduledMessage> move(ScheduledMessage message, Transition transition,
@@ -37,7 +38,7 @@ final class TableMoves {
                 to.terminal() ? Optional.of(now) : Optional.empty(),
                 to.hasReason() ? parts.reason() : Optional.empty()));
         return Optional.of(new ScheduledMessage(message.id(), message.owner(), message.channel(), message.revision(),
-                message.eventId(), message.dueAt(), to.keepsEvent() ? message.event() : Optional.empty(), next,
+                message.eventId(), message.dueAt(), next.keepsEvent() ? message.event() : Optional.empty(), next,
                 message.attempts() + (transition.countsAttempt() ? 1 : 0), message.createdAt(), now,
                 message.series()));
     }

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -43,7 +44,10 @@ final class ClientCommandLine {
             "edit", Set.of("--at", "--in", "--tz"),
             "cancel", Set.of("--series", "--channel", "--due-after", "--due-before", "--tz"),
             "send-now", Set.of(),
+            "wait", Set.of("--timeout"),
             "settings", Set.of("--notices"));
+    /** Options that take no value, by command. */
+    private static final Map<String, Set<String>> FLAGS = Map.of("list", Set.of("--all"));
     private static final Set<String> REPEATABLE = Set.of("--tag");
 
     private static final String JAR = "java -jar buzz-scheduled-delivery.jar";
@@ -68,9 +72,10 @@ final class ClientCommandLine {
                       <content>       the message (words are joined with spaces; - reads it from stdin)
                     e.g. schedule --channel ops --at "2026-12-07 09:00" --tz Europe/Berlin --every 1w --count 12 stand-up""",
             "list", """
-                    usage: %s list [--state s1,s2] [--channel <h>] [--series <id>] [--limit n] [--cursor c]
+                    usage: %s list [--state s1,s2 | --all] [--channel <h>] [--series <id>] [--limit n] [--cursor c]
                     Lists your messages by due time; by default the pending ones (%2$s).
-                      --state <list>  states to list: %3$s
+                      --state <list>  states to list, a comma list of: %3$s
+                      --all           every state
                       --channel <h>   only this channel
                       --series <id>   only this series (as schedule --every printed it), then how many remain and
                                       when the last is due
@@ -90,14 +95,22 @@ final class ClientCommandLine {
             "cancel", """
                     usage: %s cancel <id>
                            %1$s cancel [--series <id>] [--channel <h>] [--due-after <time>] [--due-before <time>]
-                    Cancels a pending message; its stored event is deleted at once. With options instead of an id,
-                    cancels every pending message of yours that matches all of them, in one request, and prints how
-                    many; messages being sent right now cannot be stopped and are counted apart.
+                    Cancels a pending message; its stored event is deleted at once (one already cancelled is
+                    reported as such, exit 0). With options instead of an id, cancels every pending message of
+                    yours that matches all of them, in one request, and prints how many; messages being sent right
+                    now cannot be stopped and are counted apart.
                       --series <id>       the occurrences of a series (as schedule --every printed it)
                       --channel <h>       a channel's
                       --due-after <time>  due at or after this time (as --at takes it)
                       --due-before <time> due before this time
                       --tz <zone>         an IANA time zone for local due times""",
+            "wait", """
+                    usage: %s wait <id> [--timeout <delay>]
+                    Waits until the relay has the message: exit 0 once it is published; exit 7 with the reason
+                    (and the relay's words) if it failed or was cancelled; exit 8 if it is still pending when the
+                    timeout ends.
+                      --timeout <delay>  how long to wait: 30s, 10m, 2h (default: until 15 minutes past its due
+                                         time, the sidecar's default lateness limit)""",
             "send-now", """
                     usage: %s send-now <id>
                     Makes a pending message due now. When its created_at is further ahead than the relay accepts,
@@ -119,7 +132,7 @@ final class ClientCommandLine {
               -h, --help         this text
             exit codes: 0 done; 1 unexpected answer (is --url the sidecar?); 2 bad command line; 4 author key missing
             or unusable; 5 refused by the sidecar (its error code and message on stderr); 6 sidecar unreachable or
-            answering 503 unavailable (try again later)""";
+            answering 503 unavailable (try again later); wait: 7 failed or cancelled, 8 timed out""";
 
     private ClientCommandLine() {
     }
@@ -149,6 +162,7 @@ final class ClientCommandLine {
         }
         Map<String, List<String>> options = new LinkedHashMap<>();
         List<String> positional = new ArrayList<>();
+        Set<String> flags = FLAGS.getOrDefault(command, Set.of());
         boolean json = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
@@ -169,9 +183,18 @@ final class ClientCommandLine {
                 json = true;
                 continue;
             }
+            if (flags.contains(name)) {
+                if (equals > 0) {
+                    throw ClientFailure.usage(name + " takes no value");
+                }
+                options.computeIfAbsent(name, n -> new ArrayList<>()).add("");
+                continue;
+            }
             if (!own.contains(name) && !COMMON_WITH_VALUE.contains(name)) {
+                Set<String> all = new TreeSet<>(own);
+                all.addAll(flags);
                 throw ClientFailure.usage("unknown option " + name + " for " + command
-                        + (own.isEmpty() ? "" : "; its options are " + String.join(", ", sorted(own))));
+                        + (all.isEmpty() ? "" : "; its options are " + String.join(", ", all)));
             }
             String value;
             if (equals > 0) {
@@ -195,6 +218,8 @@ final class ClientCommandLine {
             case "edit" -> edit(options, positional, stdin);
             case "cancel" -> cancel(options, positional);
             case "send-now" -> new ClientRequest.SendNow(onlyId(command, positional));
+            case "wait" -> new ClientRequest.Wait(onlyId(command, positional),
+                    single(options, "--timeout").map(text -> DueTime.delay("--timeout", text)));
             case "settings" -> settings(options, positional);
             default -> throw new IllegalStateException("no parser for " + command);
         };
@@ -275,8 +300,27 @@ final class ClientCommandLine {
             }
             return Integer.parseInt(text);
         });
-        return new ClientRequest.ListItems(single(options, "--state"), single(options, "--channel"), limit,
-                single(options, "--cursor"), single(options, "--series").map(text -> id("--series", text)));
+        Optional<String> state = single(options, "--state");
+        if (options.containsKey("--all")) {
+            if (state.isPresent()) {
+                throw ClientFailure.usage("give --state or --all, not both");
+            }
+            state = Optional.of(String.join(",", StateName.wireNames(StateName.all())));
+        }
+        state.ifPresent(ClientCommandLine::states);
+        return new ClientRequest.ListItems(state, single(options, "--channel"), limit, single(options, "--cursor"),
+                single(options, "--series").map(text -> id("--series", text)));
+    }
+
+    /** Checks a {@code --state} comma list: each one a state's wire name. */
+    private static void states(String list) {
+        List<String> known = StateName.wireNames(StateName.all());
+        for (String name : list.split(",", -1)) {
+            if (!known.contains(name)) {
+                throw ClientFailure.usage("--state takes a comma list of " + String.join(", ", known)
+                        + " (or --all for every state); '" + name + "' is not a state");
+            }
+        }
     }
 
     private static ClientRequest edit(Map<String, List<String>> options, List<String> positional,
@@ -372,7 +416,4 @@ final class ClientCommandLine {
         return values == null ? Optional.empty() : Optional.of(values.get(0));
     }
 
-    private static List<String> sorted(Set<String> names) {
-        return names.stream().sorted().toList();
-    }
 }

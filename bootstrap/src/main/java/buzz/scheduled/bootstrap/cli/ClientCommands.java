@@ -5,6 +5,7 @@ import buzz.scheduled.adapters.relay.signature.SecretKey;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import buzz.scheduled.domain.schedule.StateName;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.format.DateTimeFormatter;
@@ -33,7 +35,7 @@ import java.util.UUID;
 
 /**
  * The client subcommands of the jar — {@code schedule}, {@code list}, {@code get}, {@code edit}, {@code cancel},
- * {@code send-now} — which talk to a running sidecar's owner API (docs/openapi.yaml) as the author: each event and
+ * {@code send-now}, {@code wait} — which talk to a running sidecar's owner API (docs/openapi.yaml) as the author: each event and
  * each NIP-98 header is signed with the author's key ({@code --key-file} or {@code BUZZ_AUTHOR_KEY_FILE}) by the
  * project's BIP-340 signer. A series ({@code schedule --every --count}) is every occurrence signed ahead and sent as
  * one batch; {@code cancel} with options is the bulk cancel. Output is a short summary, or with {@code --json} the
@@ -43,7 +45,8 @@ import java.util.UUID;
  * unexpected failure); {@value #EXIT_USAGE} bad command line; {@value #EXIT_KEY} the author's key is missing or
  * unusable; {@value #EXIT_REFUSED} the sidecar refused (its error code and message on stderr, its JSON on stdout with
  * {@code --json}); {@value #EXIT_UNREACHABLE} the sidecar could not be reached, did not answer in time or answered
- * {@code 503 unavailable} — trying again later may succeed.
+ * {@code 503 unavailable} — trying again later may succeed; {@code wait}: {@value #EXIT_NOT_DELIVERED} the message
+ * failed or was cancelled, {@value #EXIT_TIMED_OUT} it was still pending when the timeout ended.
  */
 public final class ClientCommands {
 
@@ -60,9 +63,16 @@ public final class ClientCommands {
     /** The sidecar could not be reached, did not answer in time, or answered {@code 503 unavailable}. */
     public static final int EXIT_UNREACHABLE = 6;
 
+    /** {@code wait}: the message ended {@code failed} or {@code cancelled}; the relay will not get it. */
+    public static final int EXIT_NOT_DELIVERED = 7;
+    /** {@code wait}: the message was still pending when the timeout ended. */
+    public static final int EXIT_TIMED_OUT = 8;
+
     /** The subcommands handled here. */
-    public static final Set<String> NAMES = Set.of("schedule", "list", "get", "edit", "cancel", "send-now",
+    public static final Set<String> NAMES = Set.of("schedule", "list", "get", "edit", "cancel", "send-now", "wait",
             "settings");
+    /** How long past its due time {@code wait} waits by default: the sidecar's default lateness limit. */
+    static final Duration WAIT_PAST_DUE = Duration.ofMinutes(15);
     /** The sidecar's URL when {@code --url} is not given. */
     public static final String BUZZ_URL = "BUZZ_URL";
     /** The author's key file when {@code --key-file} is not given. */
@@ -76,11 +86,12 @@ public final class ClientCommands {
             client commands (talk to a running sidecar as the author; <command> --help for each):
               schedule --channel <h> (--at <time> | --in <delay>) [--tz <zone>] [--every <step> --count <n>]
                        [--kind 9] [--tag k=v]... <content>
-              list [--state s1,s2] [--channel <h>] [--series <id>] [--limit n] [--cursor c]
+              list [--state s1,s2 | --all] [--channel <h>] [--series <id>] [--limit n] [--cursor c]
               get <id>
               edit <id> [--at <time> | --in <delay>] [--tz <zone>] [<content>]
               cancel <id> | cancel [--series <id>] [--channel <h>] [--due-after <time>] [--due-before <time>]
               send-now <id>
+              wait <id> [--timeout <delay>]   until published (exit 0), failed or cancelled (7), timed out (8)
               settings [--notices none|failures|all]
               common: --url <url> (or BUZZ_URL), --key-file <file> (or BUZZ_AUTHOR_KEY_FILE), --json""";
 
@@ -89,6 +100,8 @@ public final class ClientCommands {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** An occurrence's local time in its series' zone: {@code Mon 2026-12-07 09:00 CET}. */
     private static final DateTimeFormatter LOCAL = DateTimeFormatter.ofPattern("EEE yyyy-MM-dd HH:mm zzz", Locale.ROOT);
+    /** The longest pause between two reads of {@code wait}. */
+    private static final Duration LONGEST_POLL = Duration.ofSeconds(15);
 
     private final Map<String, String> environment;
     private final InputStream in;
@@ -133,7 +146,7 @@ public final class ClientCommands {
             Bip340Signer signer = new Bip340Signer(key, random);
             try (SidecarApi api = new SidecarApi(base, new Nip98Authorization(signer, random), clock)) {
                 SidecarApi.Answer answer = perform(run.request(), api, signer);
-                out.println(json ? answer.text() : summary(run.request(), answer.body()));
+                out.println(json ? answer.text() : summary(run.request(), answer));
                 if (!json && run.request() instanceof ClientRequest.ListItems list && list.series().isPresent()) {
                     out.println(seriesLine(api, list.series().get()));
                 }
@@ -183,8 +196,13 @@ public final class ClientCommands {
                 yield api.send("PUT", item(edit.id().toString()), envelope(revision), Map.of("If-Match", ifMatch))
                         .requireSuccess();
             }
-            case ClientRequest.Cancel cancel -> api.send("DELETE", item(cancel.id().toString()), new byte[0], Map.of())
-                    .requireSuccess();
+            case ClientRequest.Cancel cancel -> {
+                // Cancelling a cancelled message answers it again (200): read it first to say "already cancelled".
+                SidecarApi.Answer current = api.get(item(cancel.id().toString())).requireSuccess();
+                yield "cancelled".equals(current.body().path("state").asText()) ? current
+                        : api.send("DELETE", item(cancel.id().toString()), new byte[0], Map.of()).requireSuccess();
+            }
+            case ClientRequest.Wait wait -> awaitEnd(api, wait);
             case ClientRequest.SendNow sendNow -> {
                 String path = item(sendNow.id().toString()) + "/send-now";
                 SidecarApi.Answer answer = api.send("POST", path, new byte[0], Map.of());
@@ -267,6 +285,82 @@ public final class ClientCommands {
                 + ItemText.time(summary.path("last_due_at"), now) : "");
     }
 
+    /**
+     * {@code wait}: reads the message until it ends or the timeout passes, sooner while it is due or nearly due and
+     * less often while its due time is far (at most every {@link #LONGEST_POLL}).
+     *
+     * @return the published item
+     * @throws ClientFailure {@link #EXIT_NOT_DELIVERED} with the reason and the relay's words when it failed or was
+     *                       cancelled, {@link #EXIT_TIMED_OUT} when the timeout ended first
+     */
+    private SidecarApi.Answer awaitEnd(SidecarApi api, ClientRequest.Wait wait) {
+        String path = item(wait.id().toString());
+        long started = System.nanoTime();
+        SidecarApi.Answer answer = api.get(path).requireSuccess();
+        Duration untilDue = Duration.ofSeconds(answer.body().path("due_at").asLong()
+                - clock.instant().getEpochSecond());
+        Duration timeout = wait.timeout().orElse((untilDue.isNegative() ? Duration.ZERO : untilDue)
+                .plus(WAIT_PAST_DUE));
+        while (true) {
+            JsonNode item = answer.body();
+            String state = item.path("state").asText();
+            switch (state) {
+                case "published" -> {
+                    return answer;
+                }
+                case "failed", "cancelled" -> throw new ClientFailure(EXIT_NOT_DELIVERED, wait.id() + " "
+                        + state + (item.path("reason").isTextual() ? " " + item.get("reason").asText() : "")
+                        + relayWords(api, path, item).map(words -> " (relay: " + words + ")").orElse("")
+                        + "; the relay will not get it", Optional.of(answer.text()));
+                default -> {
+                }
+            }
+            Duration left = timeout.minusNanos(System.nanoTime() - started);
+            if (left.isNegative() || left.isZero()) {
+                throw new ClientFailure(EXIT_TIMED_OUT, wait.id() + " is still " + state + " after "
+                        + ItemText.span(timeout) + " (due " + ItemText.time(item.path("due_at"), clock.instant())
+                        + ")", Optional.of(answer.text()));
+            }
+            long dueIn = item.path("due_at").asLong() - clock.instant().getEpochSecond();
+            Duration pause = Duration.ofSeconds(Math.clamp(dueIn / 2, 1, LONGEST_POLL.toSeconds()));
+            try {
+                Thread.sleep(pause.compareTo(left) < 0 ? pause : left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ClientFailure(EXIT_FAILED, "interrupted while waiting for " + wait.id());
+            }
+            answer = api.get(path).requireSuccess();
+        }
+    }
+
+    /**
+     * The relay's words on the message's last failed or retried attempt: the item's {@code last_error}, else the
+     * last {@code relay_message} of {@code GET …/attempts} (docs/openapi.yaml); empty when neither has any.
+     */
+    private static Optional<String> relayWords(SidecarApi api, String path, JsonNode item) {
+        if (item.path("last_error").isTextual() && !item.get("last_error").asText().isEmpty()) {
+            return Optional.of(item.get("last_error").asText());
+        }
+        try {
+            SidecarApi.Answer attempts = api.get(path + "/attempts");
+            JsonNode list = attempts.status() == 200 ? JSON.readTree(attempts.text()) : null;
+            JsonNode entries = list != null && list.isObject() ? list.path("attempts") : list;
+            if (entries == null || !entries.isArray()) {
+                return Optional.empty();
+            }
+            for (int i = entries.size() - 1; i >= 0; i--) {
+                JsonNode words = entries.get(i).path("relay_message");
+                if (words.isTextual() && !words.asText().isEmpty()) {
+                    return Optional.of(words.asText());
+                }
+            }
+            return Optional.empty();
+        } catch (ClientFailure | IOException e) {
+            // The words are a courtesy; the outcome is already known.
+            return Optional.empty();
+        }
+    }
+
     /** The next revision: the stored event's kind and tags, with the new due time and/or content. */
     private NostrEvent nextRevision(Bip340Signer signer, JsonNode item, ClientRequest.Edit edit) {
         JsonNode event = item.path("event");
@@ -300,8 +394,9 @@ public final class ClientCommands {
         return result;
     }
 
-    private String summary(ClientRequest request, JsonNode body) {
+    private String summary(ClientRequest request, SidecarApi.Answer answer) {
         Instant now = clock.instant();
+        JsonNode body = answer.body();
         return switch (request) {
             case ClientRequest.Schedule schedule when schedule.series().isPresent() ->
                     seriesSummary(schedule.series().get(), body, now);
@@ -314,10 +409,18 @@ public final class ClientCommands {
             }
             case ClientRequest.ListItems list -> {
                 StringJoiner lines = new StringJoiner("\n");
-                body.path("items").forEach(item -> lines.add(ItemText.line(item, now)));
+                String which = list.state().map(states -> states.equals(String.join(",",
+                                StateName.wireNames(StateName.all()))) ? "messages in any state"
+                                : "messages in state " + states.replace(",", ", "))
+                        .orElse("pending messages (" + String.join(", ", StateName.wireNames(
+                                StateName.where(state -> !state.terminal()))) + ")")
+                        + list.channel().map(channel -> " in channel " + channel).orElse("");
                 if (body.path("items").isEmpty()) {
-                    lines.add("no messages");
+                    lines.add("no " + which + (list.state().isEmpty() ? "; list --all shows every state" : ""));
+                } else {
+                    lines.add(which + ", by due time:");
                 }
+                body.path("items").forEach(item -> lines.add(ItemText.line(item, now)));
                 if (body.path("next_cursor").isTextual()) {
                     lines.add("more: list --cursor " + body.get("next_cursor").asText());
                 }
@@ -325,8 +428,12 @@ public final class ClientCommands {
             }
             case ClientRequest.Get get -> ItemText.details(body, now);
             case ClientRequest.Edit edit -> "edited " + ItemText.line(body, now);
-            case ClientRequest.Cancel cancel -> "cancelled " + ItemText.line(body, now);
+            case ClientRequest.Cancel cancel -> (answer.method().equals("GET") ? "already cancelled "
+                    : "cancelled ") + ItemText.line(body, now);
             case ClientRequest.SendNow sendNow -> "sending now " + ItemText.line(body, now);
+            case ClientRequest.Wait wait -> "published " + ItemText.line(body, now)
+                    + (body.path("published_at").isNumber() ? "  at " + ItemText.time(body.get("published_at"), now)
+                    : "");
             case ClientRequest.Settings settings -> "notices: " + body.path("notices").asText()
                     + (body.path("notices_enabled").asBoolean() ? "" : " (this sidecar sends no notices: its operator"
                     + " has not switched them on)");

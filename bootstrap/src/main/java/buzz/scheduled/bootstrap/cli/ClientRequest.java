@@ -1,5 +1,6 @@
 package buzz.scheduled.bootstrap.cli;
 
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
@@ -34,7 +35,12 @@ sealed interface ClientRequest {
     record Series(Recurrence recurrence, ZoneId zone) {
     }
 
-    /** {@code list}: {@code GET /v1/scheduled-messages} with the query parameters given. */
+    /**
+     * {@code list}: {@code GET /v1/scheduled-messages} with the query parameters given.
+     *
+     * @param state the states asked for as a comma list of wire names ({@code --state}, or every state with
+     *              {@code --all}); empty: the API's default, the pending states
+     */
     record ListItems(Optional<String> state, Optional<String> channel, Optional<Integer> limit,
                      Optional<String> cursor, Optional<UUID> series) implements ClientRequest {
         ListItems(Optional<String> state, Optional<String> channel, Optional<Integer> limit, Optional<String> cursor) {
@@ -73,6 +79,15 @@ sealed interface ClientRequest {
                 throw new IllegalArgumentException("a bulk cancel selects by channel, series or due range");
             }
         }
+    }
+
+    /**
+     * {@code wait}: read the message until it is {@code published} (done), {@code failed} or {@code cancelled} (not
+     * delivered), or {@code timeout} has passed.
+     *
+     * @param timeout how long to wait; empty: until 15 minutes past its due time (the default lateness limit)
+     */
+    record Wait(UUID id, Optional<Duration> timeout) implements ClientRequest {
     }
 
     /**

@@ -120,6 +120,16 @@ sealed interface DueTime {
      * @throws ClientFailure a usage failure showing the accepted form
      */
     static DueTime in(String text) {
+        return new In(delay("--in", text));
+    }
+
+    /**
+     * A delay as {@code option} takes it: whole numbers with a unit each ({@code 10s}, {@code 5m}, {@code 2h},
+     * {@code 1d}, {@code 1h30m}), more than zero and at most 100 years.
+     *
+     * @throws ClientFailure a usage failure naming {@code option} and showing the accepted form
+     */
+    static Duration delay(String option, String text) {
         String value = text.strip().toLowerCase(Locale.ROOT);
         Matcher part = Pattern.compile("([0-9]{1,9})([smhd])").matcher(value);
         Duration total = Duration.ZERO;
@@ -136,14 +146,15 @@ sealed interface DueTime {
             part.region(end, value.length());
         }
         if (value.isEmpty() || end != value.length()) {
-            throw ClientFailure.usage("--in takes a delay like 10s, 5m, 2h, 1d or 1h30m; got '" + text + "'");
+            throw ClientFailure.usage(option + " takes a delay like 10s, 5m, 2h, 1d or 1h30m; got '" + text + "'");
         }
         if (total.compareTo(MAX_DELAY) > 0) {
-            throw ClientFailure.usage("--in " + text + " is more than 100 years ahead");
+            throw ClientFailure.usage(option + " " + text + " is more than 100 years ahead");
         }
         if (total.isZero()) {
-            throw ClientFailure.usage("--in " + text + " is no delay; a message is due after now");
+            throw ClientFailure.usage(option + " " + text + " is no delay" + (option.equals("--in")
+                    ? "; a message is due after now" : ""));
         }
-        return new In(total);
+        return total;
     }
 }

@@ -18,6 +18,8 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.function.ToLongFunction;
 
 /**
@@ -26,6 +28,15 @@ import java.util.function.ToLongFunction;
  * binders), {@code buzz_build_info{version}}, the dispatcher's counters {@code buzz_delivery_*_total}, the relay
  * client's {@code buzz_relay_*_total} and the database watch's {@code buzz_database_up} and
  * {@code buzz_clock_skew_seconds}.
+ *
+ * <p>One vocabulary (docs/scheduled-messages.md §9, the metrics vocabulary): every recorded delivery outcome is
+ * counted once, in {@code buzz_delivery_outcomes_total{outcome,relay}} ({@link DeliveryOutcomes}); the other counters
+ * count what no outcome says (claims, lost fences, reaped claims, frames on the relay's connection) and never an
+ * outcome again. "Sent" means one thing: an {@code EVENT} frame written to the relay's connection
+ * ({@code buzz_relay_events_sent_total}; an outcome's {@code relay="not-sent"} is a frame never written).
+ * {@link #scrape} leaves out the {@code _max} gauge Micrometer adds beside each histogram: the buckets already bound
+ * the largest value, and a gauge that forgets between scrapes beside a cumulative histogram reads as a second,
+ * different figure.
  */
 public final class SidecarMeters {
     private SidecarMeters() {
@@ -56,20 +67,46 @@ public final class SidecarMeters {
         return registry;
     }
 
-    /** Registers the dispatcher's counters as {@code buzz_delivery_<name>_total}. */
+    /**
+     * Registers the dispatcher's counters as {@code buzz_delivery_<name>_total}: claims, lost fences, reaped claims
+     * and unexpected errors. Its published, rejected and retried counts are not registered: they are
+     * {@code buzz_delivery_outcomes_total}'s.
+     */
     public static void deliveryCounters(MeterRegistry registry, DeliveryCountsUseCase source) {
-        counter(registry, source, "claimed", "Messages claimed by this process.", DeliveryCounts::claimed);
-        counter(registry, source, "sent", "Events handed to the relay by this process.", DeliveryCounts::sent);
-        counter(registry, source, "published", "Sends recorded published.", DeliveryCounts::published);
-        counter(registry, source, "rejected", "Sends recorded failed relay_rejected.", DeliveryCounts::rejected);
-        counter(registry, source, "retried", "Sends scheduled for a retry after a transient answer.",
-                DeliveryCounts::retried);
+        counter(registry, source, "claims", "Delivery attempts begun: messages claimed by this process.",
+                DeliveryCounts::claimed);
         counter(registry, source, "fence_rejections",
                 "Outcomes not recorded because the claim was no longer held (reaped or superseded).",
                 DeliveryCounts::fenceRejections);
-        counter(registry, source, "reaped", "Expired claims returned by this process's reaper.",
+        counter(registry, source, "claims_reaped", "Claims whose lease ran out, taken back by this process's reaper.",
                 DeliveryCounts::reaped);
-        counter(registry, source, "errors", "Unexpected delivery failures (each logged).", DeliveryCounts::errors);
+        counter(registry, source, "unexpected_errors", "Unexpected delivery failures (each logged at ERROR).",
+                DeliveryCounts::errors);
+    }
+
+    /**
+     * The registry's Prometheus text (exposition format 0.0.4) without the {@code <histogram>_max} gauges Micrometer
+     * writes beside each timer's histogram. Other gauges whose name ends in {@code _max} (a pool's size limit) stay.
+     */
+    public static String scrape(PrometheusMeterRegistry registry) {
+        String text = registry.scrape();
+        Set<String> histograms = new HashSet<>();
+        for (String line : text.split("\n")) {
+            String[] words = line.split(" ");
+            if (words.length == 4 && words[0].equals("#") && words[1].equals("TYPE")
+                    && (words[3].equals("histogram") || words[3].equals("summary"))) {
+                histograms.add(words[2] + "_max");
+            }
+        }
+        StringBuilder kept = new StringBuilder(text.length());
+        for (String line : text.split("\n")) {
+            String[] words = line.split(" ", 4);
+            String family = line.startsWith("#") ? (words.length > 2 ? words[2] : "") : line.split("[{ ]", 2)[0];
+            if (!histograms.contains(family)) {
+                kept.append(line).append('\n');
+            }
+        }
+        return kept.toString();
     }
 
     /**
@@ -88,21 +125,22 @@ public final class SidecarMeters {
                 .baseUnit("seconds").strongReference(true).register(registry);
     }
 
-    /** Registers the relay client's counters as {@code buzz_relay_<name>_total}. */
+    /**
+     * Registers the relay client's counters as {@code buzz_relay_<name>_total}: connections, frames on them, answers
+     * that did not come, AUTH refusals. What became of each message is {@code buzz_delivery_outcomes_total}'s
+     * ({@code relay="found"}, {@code "not-sent"}, {@code "too-large"}), not counted here again.
+     */
     public static void relayCounters(MeterRegistry registry, RelayClient client) {
-        relayCounter(registry, client, "connections", "Connections to the relay opened.", RelayClient.Counts::connections);
-        relayCounter(registry, client, "drops", "Connections to the relay lost or ended (half-open, no pong, a stalled "
-                + "write).", RelayClient.Counts::drops);
-        relayCounter(registry, client, "timeouts", "Frames the relay did not answer within the publish timeout.",
-                RelayClient.Counts::timeouts);
-        relayCounter(registry, client, "found", "Unknown outcomes the relay turned out to have (asked by id).",
-                RelayClient.Counts::found);
-        relayCounter(registry, client, "resent", "Frames sent again after a lost connection because the relay did not "
-                + "have them.", RelayClient.Counts::resent);
-        relayCounter(registry, client, "not_sent", "Frames never written: their send deadline passed or their claim "
-                + "was lost.", RelayClient.Counts::notSent);
-        relayCounter(registry, client, "too_large", "Frames refused as too large for the relay.",
-                RelayClient.Counts::tooLarge);
+        relayCounter(registry, client, "connections_opened", "Connections to the relay opened.",
+                RelayClient.Counts::connections);
+        relayCounter(registry, client, "connections_lost", "Connections to the relay lost or ended (half-open, no pong,"
+                + " a stalled write).", RelayClient.Counts::drops);
+        relayCounter(registry, client, "events_sent", "EVENT frames written to the relay's connection, resends"
+                + " included.", RelayClient.Counts::eventsSent);
+        relayCounter(registry, client, "events_resent", "EVENT frames written again after a lost connection because"
+                + " the relay did not have them.", RelayClient.Counts::resent);
+        relayCounter(registry, client, "ok_timeouts", "EVENT frames the relay did not answer with OK within the publish"
+                + " timeout (then resolved by asking it for the event).", RelayClient.Counts::timeouts);
         relayCounter(registry, client, "auth_refusals", "NIP-42 AUTH attempts the relay refused.",
                 RelayClient.Counts::authRefusals);
         relayCounter(registry, client, "rate_limited", "Frames the relay answered rate-limited (each sent again at the "

@@ -129,7 +129,8 @@ final class AccessStack implements AutoCloseable {
                         new buzz.scheduled.adapters.postgres.PostgresAdminMessageQueries(pool), links);
         buzz.scheduled.bootstrap.metrics.QueueGauges.register(registry, view, () -> DATABASE_UP, links,
                 feed.isPresent());
-        api.meters(registry, registry::scrape).operatorView(view, view);
+        api.meters(registry, () -> buzz.scheduled.bootstrap.metrics.SidecarMeters.scrape(registry))
+                .operatorView(view, view);
         int port = api.start("127.0.0.1", 0);
         return new AccessStack(administration, new SignedClient(port, BASE), feed, delivery, api);
     }

@@ -9,14 +9,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,6 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code GET /v1/admin/stats} and {@code GET /v1/admin/messages} answer operators with metadata only.
  */
 class OperatorViewEndToEndTest {
+    private static final Path GUIDE = Path.of("..", "docs", "scheduled-messages.md");
+    private static final Path DASHBOARD = Path.of("..", "deploy", "grafana", "buzz-scheduled-delivery.json");
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
@@ -80,7 +88,9 @@ class OperatorViewEndToEndTest {
                 .isEqualTo(OperatorViewStack.PUBLISHED);
         assertThat(sample(metrics, "buzz_delivery_outcomes_total{outcome=\"rejected\",relay=\"restricted\"}"))
                 .isEqualTo(1);
-        assertThat(sample(metrics, "buzz_delivery_published_total")).isEqualTo(OperatorViewStack.PUBLISHED);
+        assertThat(sample(metrics, "buzz_relay_events_sent_total")).as("one frame each, the refused one too")
+                .isEqualTo(OperatorViewStack.PUBLISHED + 1);
+        assertThat(sample(metrics, "buzz_delivery_claims_total")).isEqualTo(OperatorViewStack.PUBLISHED + 1);
         assertThat(sample(metrics, "buzz_messages{state=\"published\"}")).isEqualTo(OperatorViewStack.PUBLISHED);
         assertThat(sample(metrics, "buzz_messages{state=\"failed\"}")).isEqualTo(1);
         assertThat(sample(metrics, "buzz_messages{state=\"scheduled\"}")).isEqualTo(1);
@@ -93,6 +103,69 @@ class OperatorViewEndToEndTest {
         assertThat(sample(metrics,
                 "buzz_http_server_requests_seconds_count{method=\"POST\",route=\"/v1/scheduled-messages\",status=\"201\"}"))
                 .isEqualTo(OperatorViewStack.PUBLISHED + 3);
+    }
+
+    @Test
+    void metrics_vocabulary_noMaxGaugeBesideAHistogramNoDuplicateCountsAndEveryNameInTheGuidesTable()
+            throws Exception {
+        String metrics = stack.metrics();
+        Set<String> families = families(metrics);
+        Set<String> documented = documentedMetrics();
+
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith("# TYPE ") && line.endsWith(" histogram")) {
+                String histogram = line.split(" ")[2];
+                assertThat(families).as("no _max gauge beside " + histogram).doesNotContain(histogram + "_max");
+            }
+        }
+        assertThat(families).as("counts no longer served twice or under two meanings of sent").doesNotContain(
+                "buzz_delivery_sent_total", "buzz_delivery_published_total", "buzz_delivery_rejected_total",
+                "buzz_delivery_retried_total", "buzz_relay_not_sent_total", "buzz_relay_found_total",
+                "buzz_relay_too_large_total");
+        assertThat(families).as("a gauge of its own, not a histogram's").contains("hikaricp_connections_max");
+        Set<String> served = new TreeSet<>(families);
+        served.removeIf(name -> !name.startsWith("buzz_"));
+        assertThat(documented).as("the guide's metrics table (docs/scheduled-messages.md)").containsAll(served);
+        Set<String> notServedHere = new TreeSet<>(documented);
+        notServedHere.removeAll(served);
+        assertThat(notServedHere).as("documented but not served by this configuration (policy relay)")
+                .containsExactly("buzz_nip29_in_sync");
+    }
+
+    @Test
+    void grafanaDashboard_everyQuery_isValidPromqlNamingServedMetrics() throws Exception {
+        String metrics = stack.metrics();
+        Set<String> samples = sampleNames(metrics);
+        JsonNode dashboard = new ObjectMapper().readTree(Files.readString(DASHBOARD));
+        List<String> queries = new ArrayList<>();
+        dashboard.get("panels").forEach(panel -> panel.get("targets").forEach(target ->
+                queries.add(target.get("expr").asText())));
+
+        assertThat(queries).hasSizeGreaterThan(10);
+        Pattern metric = Pattern.compile("\\b(buzz_[a-z0-9_]+|hikaricp_[a-z0-9_]+|jvm_[a-z0-9_]+|process_[a-z0-9_]+)\\b");
+        for (String query : queries) {
+            Matcher names = metric.matcher(query);
+            List<String> named = new ArrayList<>();
+            while (names.find()) {
+                named.add(names.group(1));
+            }
+            assertThat(named).as("metrics in " + query).isNotEmpty();
+            assertThat(samples).as(query).containsAll(named);
+        }
+        // promtool parses every query as a recording rule's expression.
+        StringBuilder rules = new StringBuilder("groups:\n  - name: dashboard\n    rules:\n");
+        for (int i = 0; i < queries.size(); i++) {
+            rules.append("      - record: dashboard:query").append(i).append("\n        expr: '")
+                    .append(queries.get(i).replace("'", "''")).append("'\n");
+        }
+        Path file = Files.createTempFile(dataDir, "dashboard-rules", ".yml");
+        Files.writeString(file, rules);
+        Process promtool = new ProcessBuilder("promtool", "check", "rules", file.toString())
+                .redirectErrorStream(true).start();
+        String output = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(promtool.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(promtool.exitValue()).as(output).isZero();
+        assertThat(output).contains("SUCCESS: " + queries.size() + " rules found");
     }
 
     @Test
@@ -126,6 +199,43 @@ class OperatorViewEndToEndTest {
         assertThat(stats.get("links").get("listening").asBoolean()).isTrue();
         assertThat(stats.get("links").get("nip29_in_sync").isNull()).isTrue();
         assertThat(reply.text()).doesNotContain(SECRET_CONTENT);
+    }
+
+    /** Metric families named by {@code # TYPE} lines (counters with their {@code _total}). */
+    private static Set<String> families(String metrics) {
+        Set<String> names = new TreeSet<>();
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith("# TYPE ")) {
+                String[] words = line.split(" ");
+                names.add(words[3].equals("counter") && !words[2].endsWith("_total") ? words[2] + "_total" : words[2]);
+            }
+        }
+        return names;
+    }
+
+    /** Every sample's name ({@code _bucket}, {@code _count}, {@code _sum} included). */
+    private static Set<String> sampleNames(String metrics) {
+        Set<String> names = new TreeSet<>();
+        for (String line : metrics.split("\n")) {
+            if (!line.startsWith("#") && !line.isBlank()) {
+                names.add(line.split("[{ ]", 2)[0]);
+            }
+        }
+        return names;
+    }
+
+    /** The first column of the guide's metrics vocabulary table: every {@code buzz_} name in backquotes there. */
+    private static Set<String> documentedMetrics() throws Exception {
+        String guide = Files.readString(GUIDE);
+        int start = guide.indexOf("| metric | type |");
+        assertThat(start).as("the metrics vocabulary table in " + GUIDE).isPositive();
+        Set<String> names = new TreeSet<>();
+        for (String line : guide.substring(start).lines().skip(2).takeWhile(line -> line.startsWith("|")).toList()) {
+            Matcher name = Pattern.compile("^\\| `(buzz_[a-z0-9_]+)`").matcher(line);
+            assertThat(name.find()).as("a metric name first in " + line).isTrue();
+            names.add(name.group(1));
+        }
+        return names;
     }
 
     @Test

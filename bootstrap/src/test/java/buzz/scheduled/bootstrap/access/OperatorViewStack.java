@@ -55,8 +55,19 @@ final class OperatorViewStack implements AutoCloseable {
     /** Starts the relay and the sidecar on {@code db} with {@code extra} environment variables. */
     static OperatorViewStack start(ScratchDatabaseExtension db, Path dataDir, Map<String, String> extra)
             throws Exception {
-        TestRelay relay = TestRelay.builder().plugin("plugins/restricted-pubkeys.js")
-                .env("TEST_RELAY_RESTRICTED_PUBKEYS", BOB.publicKey().hex()).start();
+        return start(db, dataDir, extra, Map.of("TEST_RELAY_RESTRICTED_PUBKEYS", BOB.publicKey().hex()));
+    }
+
+    /**
+     * Starts the relay with {@code relayEnvironment} for its {@code restricted-pubkeys.js} plugin (which authors it
+     * refuses, or answers {@code rate-limited:} once) and the sidecar on {@code db} with {@code extra} environment
+     * variables.
+     */
+    static OperatorViewStack start(ScratchDatabaseExtension db, Path dataDir, Map<String, String> extra,
+                                   Map<String, String> relayEnvironment) throws Exception {
+        TestRelay.Builder builder = TestRelay.builder().plugin("plugins/restricted-pubkeys.js");
+        relayEnvironment.forEach(builder::env);
+        TestRelay relay = builder.start();
         int port = freePort();
         Map<String, String> environment = new HashMap<>(Map.of("DATABASE_URL", db.jdbcUrl(),
                 "BUZZ_DATA_DIR", dataDir.toString(), "HTTP_PORT", Integer.toString(port),
@@ -76,7 +87,8 @@ final class OperatorViewStack implements AutoCloseable {
 
     /** Schedules the messages and waits until the due ones ended. */
     OperatorViewStack populate() {
-        Instant due = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(6);
+        // Far enough ahead that six creates on a loaded machine are all admitted before it.
+        Instant due = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(15);
         for (int i = 0; i < PUBLISHED; i++) {
             published.add(scheduled(ALICE, "general", due, "published " + i));
         }
@@ -90,6 +102,16 @@ final class OperatorViewStack implements AutoCloseable {
         }
         awaitState(BOB, failed, "failed");
         return this;
+    }
+
+    /**
+     * Schedules one of {@code author}'s messages in "general", due in a few seconds, and waits until it ended
+     * {@code state}.
+     */
+    String delivered(SecretKey author, String label, String state) {
+        String id = scheduled(author, "general", Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(10), label);
+        awaitState(author, id, state);
+        return id;
     }
 
     /** A refused create (its due time is in the past): {@code 422 time_in_past}. */

@@ -229,4 +229,33 @@ class ClientCommandLineTest {
                 failure -> assertThat(failure.exitCode()).isEqualTo(ClientCommands.EXIT_USAGE))
                 .hasMessageContaining(message);
     }
+
+    @Test
+    void list_all_asksForEveryState() {
+        ClientRequest.ListItems list = (ClientRequest.ListItems) run("list", "--all").request();
+
+        assertThat(list.state()).contains("scheduled,claimed,sending,published,cancelled,failed");
+    }
+
+    @Test
+    void list_unknownStateOrBothStateAndAll_isRefusedHereNamingTheStates() {
+        assertUsage(() -> run("list", "--state", "pending"), "--state takes a comma list of scheduled, claimed, "
+                + "sending, published, cancelled, failed (or --all for every state); 'pending' is not a state");
+        assertUsage(() -> run("list", "--state", "published,"), "'' is not a state");
+        assertUsage(() -> run("list", "--state", "failed", "--all"), "give --state or --all, not both");
+        assertUsage(() -> run("list", "--all=yes"), "--all takes no value");
+    }
+
+    @Test
+    void wait_idAndTimeout_areParsed() {
+        ClientRequest.Wait wait = (ClientRequest.Wait) run("wait", ID, "--timeout", "1h30m").request();
+        ClientRequest.Wait plain = (ClientRequest.Wait) run("wait", ID).request();
+
+        assertThat(wait.id()).hasToString(ID);
+        assertThat(wait.timeout()).contains(java.time.Duration.ofMinutes(90));
+        assertThat(plain.timeout()).isEmpty();
+        assertUsage(() -> run("wait", ID, "--timeout", "soon"), "--timeout takes a delay like 10s, 5m, 2h, 1d or"
+                + " 1h30m; got 'soon'");
+        assertUsage(() -> run("wait"), "wait takes one message id, got none");
+    }
 }

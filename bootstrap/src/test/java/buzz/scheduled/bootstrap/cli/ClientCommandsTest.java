@@ -237,7 +237,7 @@ class ClientCommandsTest {
         int code = run(environment(url), "list", "--state", "published,failed", "--channel", "a b", "--limit", "5");
 
         assertThat(code).as(stderr()).isEqualTo(ClientCommands.EXIT_OK);
-        assertThat(stdout()).isEqualTo("no messages\n");
+        assertThat(stdout()).isEqualTo("no messages in state published, failed in channel a b\n");
         Recorded request = requests.getFirst();
         assertThat(request.pathAndQuery()).isEqualTo("/v1/scheduled-messages?state=published,failed&channel=a%20b&limit=5");
         NostrEvent auth = event(new String(Base64.getDecoder().decode(

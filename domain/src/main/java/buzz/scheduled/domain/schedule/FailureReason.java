@@ -30,6 +30,18 @@ public enum FailureReason {
     }
 
     /**
+     * Whether failing for this reason deletes the stored event at once: a deleted channel or a removed member must
+     * leave nothing of it behind (docs/scheduled-messages.md §6). For the other reasons the event stays until
+     * retention, so that an operator can requeue the message once the cause is fixed.
+     */
+    public boolean purgesEvent() {
+        return switch (this) {
+            case CHANNEL_DELETED, MEMBER_REMOVED -> true;
+            case ACCESS_DENIED, RELAY_REJECTED, EXPIRED -> false;
+        };
+    }
+
+    /**
      * Reads a wire name.
      *
      * @throws IllegalArgumentException for an unknown name

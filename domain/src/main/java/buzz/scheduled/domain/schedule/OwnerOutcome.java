@@ -1,6 +1,6 @@
 package buzz.scheduled.domain.schedule;
 
-/** What an owner operation (edit, cancel, send now) on a scheduled message comes to. */
+/** What an owner operation (edit, cancel, send now) or an operator's requeue of a scheduled message comes to. */
 public sealed interface OwnerOutcome {
     /** The message changed into {@code message}. */
     record Changed(ScheduledMessage message) implements OwnerOutcome {

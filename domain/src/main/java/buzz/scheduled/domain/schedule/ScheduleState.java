@@ -18,9 +18,17 @@ public sealed interface ScheduleState {
         return stateName().wireName();
     }
 
-    /** Whether no transition leaves this state. */
+    /** Whether this state ended ({@link StateName#terminal()}). */
     default boolean terminal() {
         return stateName().terminal();
+    }
+
+    /**
+     * Whether the event payload stays in this state: its name's {@link StateName#keepsEvent()}, except a failure whose
+     * reason {@linkplain FailureReason#purgesEvent() purges it}.
+     */
+    default boolean keepsEvent() {
+        return stateName().keepsEvent() && !(this instanceof Failed failed && failed.reason().purgesEvent());
     }
 
     /** This state flattened: its name and, of the data any state may hold, what this one holds. */

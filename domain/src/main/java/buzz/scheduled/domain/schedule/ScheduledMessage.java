@@ -205,6 +205,37 @@ public record ScheduledMessage(
     }
 
     /**
+     * Makes a failed message due again with its stored event (an operator's requeue, docs/scheduled-messages.md §8):
+     * {@code scheduled} with no retry time, the same revision, event and due time, the attempts
+     * counted so far. Refused when the message did not fail ({@code not_failed}, {@code already_sent}), when its event
+     * was purged ({@code event_purged}), or when its {@code created_at} is more than {@code latenessLimit} before
+     * {@code now} ({@code resign_required}): delivery would fail it {@code expired} at once, and a relay refuses an
+     * event that old, so only the owner can help by signing it again.
+     *
+     * @param expected the revision the operator saw, when given; another current revision is a conflict
+     */
+    public OwnerOutcome requeue(Optional<Revision> expected, Duration latenessLimit, Instant now) {
+        return switch (Transition.REQUEUE.from(state.stateName())) {
+            case Step.Moves moves -> {
+                if (expected.isPresent() && !expected.get().equals(revision)) {
+                    yield new OwnerOutcome.RevisionConflict(revision);
+                }
+                if (event.isEmpty()) {
+                    yield new OwnerOutcome.Refused(OwnerRefusal.EVENT_PURGED);
+                }
+                if (Duration.between(dueAt, now).compareTo(latenessLimit) > 0) {
+                    yield new OwnerOutcome.Refused(OwnerRefusal.RESIGN_REQUIRED);
+                }
+                yield new OwnerOutcome.Changed(new ScheduledMessage(id, owner, channel, revision, eventId, dueAt, event,
+                        entered(moves.to(), now), attempts, createdAt, now));
+            }
+            case Step.Refused refused -> new OwnerOutcome.Refused(refused.refusal());
+            case Step.Stays stays -> new OwnerOutcome.Unchanged(this);
+            case Step.Fenced fenced -> throw notAnOwnerStep(Transition.REQUEUE);
+        };
+    }
+
+    /**
      * {@code to} entered by an owner operation at {@code now}: no claim (an owner's change revokes one), no retry
      * time, and the time it ended if it is terminal.
      */

@@ -25,7 +25,10 @@ public enum StateName {
     PUBLISHED("published"),
     /** Cancelled by its owner; the event is purged. */
     CANCELLED("cancelled"),
-    /** Will never be delivered, for a {@link FailureReason}; the event is purged. */
+    /**
+     * Not delivered, for a {@link FailureReason}; the event stays until retention (unless the reason
+     * {@linkplain FailureReason#purgesEvent() purges it}) so that an operator may requeue it.
+     */
     FAILED("failed");
 
     private final String wireName;
@@ -41,7 +44,11 @@ public enum StateName {
 
     // Each property is a switch without default, so a new state does not compile until it has said each one.
 
-    /** Whether no transition leaves it; it has the time it ended ({@code finished_at}). */
+    /**
+     * Whether it ended: it has the time it ended ({@code finished_at}), counts against no limit and is pruned after
+     * retention. No owner or delivery transition leaves it; only an operator's {@link Transition#REQUEUE} takes a
+     * failed message back to {@code scheduled}.
+     */
     public boolean terminal() {
         return switch (this) {
             case SCHEDULED, CLAIMED, SENDING -> false;
@@ -57,11 +64,14 @@ public enum StateName {
         };
     }
 
-    /** Whether the event payload stays in it; entering a state that does not keep it purges every revision's. */
+    /**
+     * Whether the event payload may stay in it; entering a state that does not keep it purges every revision's. A
+     * failed message keeps it unless its reason purges it ({@link ScheduleState#keepsEvent()}).
+     */
     public boolean keepsEvent() {
         return switch (this) {
-            case SCHEDULED, CLAIMED, SENDING, PUBLISHED -> true;
-            case CANCELLED, FAILED -> false;
+            case SCHEDULED, CLAIMED, SENDING, PUBLISHED, FAILED -> true;
+            case CANCELLED -> false;
         };
     }
 

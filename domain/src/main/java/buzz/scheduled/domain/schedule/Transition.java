@@ -45,7 +45,12 @@ public enum Transition {
     /** The reaper takes back a claim whose lease ended (plus a grace) without an outcome. */
     REAP,
     /** Its channel was deleted or its owner removed from it: failed {@code channel_deleted}, {@code member_removed}. */
-    REVOKE;
+    REVOKE,
+    /**
+     * An operator makes a failed message due again with the owner's stored event, once the cause is fixed
+     * (docs/scheduled-messages.md §8): back to {@code scheduled}, no retry time.
+     */
+    REQUEUE;
 
     /** What one operation does from one state. */
     public sealed interface Step {
@@ -132,13 +137,21 @@ public enum Transition {
                 case SCHEDULED, CLAIMED -> moves(FAILED);
                 case SENDING, PUBLISHED, CANCELLED, FAILED -> FENCED;
             };
+            case REQUEUE -> switch (state) {
+                case FAILED -> moves(SCHEDULED);
+                case SCHEDULED, CLAIMED, SENDING, CANCELLED -> refused(OwnerRefusal.NOT_FAILED);
+                case PUBLISHED -> refused(OwnerRefusal.ALREADY_SENT);
+            };
         };
     }
 
-    /** Whether the owner asks for it (an API call) rather than the delivery side (a store's conditional write). */
+    /**
+     * Whether it is asked for over the API and runs in the aggregate (the owner's operations, and an operator's
+     * requeue), answering refusals, rather than the delivery side's conditional writes in a store.
+     */
     public boolean byOwner() {
         return switch (this) {
-            case REVISE, CANCEL, SEND_NOW -> true;
+            case REVISE, CANCEL, SEND_NOW, REQUEUE -> true;
             case CLAIM, RENEW_LEASE, PUBLISH, RETRY, EXPIRE, FAIL, RELEASE, REAP, REVOKE -> false;
         };
     }

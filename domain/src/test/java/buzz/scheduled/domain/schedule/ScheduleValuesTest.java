@@ -162,7 +162,8 @@ class ScheduleValuesTest {
     @Test
     void ownerRefusal_wireNames_areTheSpecCodes() {
         assertThat(Arrays.stream(OwnerRefusal.values()).map(OwnerRefusal::wireName))
-                .containsExactly("dispatching", "not_pending", "already_sent", "resign_required");
+                .containsExactly("dispatching", "not_pending", "already_sent", "resign_required", "not_failed",
+                        "event_purged");
     }
 
     @Test
@@ -211,8 +212,7 @@ class ScheduleValuesTest {
         assertThat(StateName.where(StateName::terminal))
                 .containsExactly(StateName.PUBLISHED, StateName.CANCELLED, StateName.FAILED);
         assertThat(StateName.where(StateName::holdsClaim)).containsExactly(StateName.CLAIMED, StateName.SENDING);
-        assertThat(StateName.where(state -> !state.keepsEvent()))
-                .containsExactly(StateName.CANCELLED, StateName.FAILED);
+        assertThat(StateName.where(state -> !state.keepsEvent())).containsExactly(StateName.CANCELLED);
         assertThat(StateName.where(StateName::waitsForRetry)).containsExactly(StateName.SCHEDULED);
         assertThat(StateName.where(StateName::hasReason)).containsExactly(StateName.FAILED);
         assertThat(StateName.wireNames(Set.of(StateName.SENDING, StateName.CLAIMED)))

@@ -47,7 +47,8 @@ class ScheduledMessageTransitionTableTest {
         SENDING(StateName.SENDING, MessageFixture::sending),
         PUBLISHED(StateName.PUBLISHED, () -> MessageFixture.in(new Published(EARLIER), 1)),
         CANCELLED(StateName.CANCELLED, () -> MessageFixture.purgedIn(new Cancelled(EARLIER), 0)),
-        FAILED(StateName.FAILED, () -> MessageFixture.purgedIn(new Failed(FailureReason.RELAY_REJECTED, EARLIER), 1));
+        // A relay refusal keeps the event (an operator may requeue it); a revocation's purge is tested on its own.
+        FAILED(StateName.FAILED, () -> MessageFixture.in(new Failed(FailureReason.RELAY_REJECTED, EARLIER), 1));
 
         private final StateName name;
         private final Supplier<ScheduledMessage> message;
@@ -62,11 +63,12 @@ class ScheduledMessageTransitionTableTest {
         }
     }
 
-    /** The owner's operations, called with the arguments their legitimate caller would pass. */
+    /** The owner's operations and the operator's requeue, called with the arguments their legitimate caller would pass. */
     private static final Map<Transition, Function<ScheduledMessage, OwnerOutcome>> OWNER_CALLS = Map.of(
             Transition.REVISE, m -> m.revise(REVISED, m.revision(), NOW),
             Transition.CANCEL, m -> m.cancel(NOW),
-            Transition.SEND_NOW, m -> m.sendNow(RELAY_WINDOW, NOW));
+            Transition.SEND_NOW, m -> m.sendNow(RELAY_WINDOW, NOW),
+            Transition.REQUEUE, m -> m.requeue(Optional.of(m.revision()), MessageFixture.MAX_LATENESS, NOW));
 
     /** Which event the resulting message carries. */
     enum Payload {
@@ -164,6 +166,7 @@ class ScheduledMessageTransitionTableTest {
                 row(Start.SCHEDULED, Transition.RELEASE, fenced()),
                 row(Start.SCHEDULED, Transition.REAP, fenced()),
                 row(Start.SCHEDULED, Transition.REVOKE, moves(StateName.FAILED)),
+                row(Start.SCHEDULED, Transition.REQUEUE, refused(OwnerRefusal.NOT_FAILED)),
 
                 // Only rows an earlier version left claimed are here: the owner may still change them, the reaper
                 // takes them back, and nothing finishes them (a finish is for a claim that reached sending).
@@ -179,6 +182,7 @@ class ScheduledMessageTransitionTableTest {
                 row(Start.CLAIMED, Transition.RELEASE, fenced()),
                 row(Start.CLAIMED, Transition.REAP, moves(StateName.SCHEDULED)),
                 row(Start.CLAIMED, Transition.REVOKE, moves(StateName.FAILED)),
+                row(Start.CLAIMED, Transition.REQUEUE, refused(OwnerRefusal.NOT_FAILED)),
 
                 row(Start.SENDING, Transition.REVISE, refused(OwnerRefusal.DISPATCHING)),
                 row(Start.SENDING, Transition.CANCEL, refused(OwnerRefusal.DISPATCHING)),
@@ -194,6 +198,7 @@ class ScheduledMessageTransitionTableTest {
                 row(Start.SENDING, Transition.REAP, moves(StateName.SCHEDULED)),
                 // Left to the claim's fenced finishing write.
                 row(Start.SENDING, Transition.REVOKE, fenced()),
+                row(Start.SENDING, Transition.REQUEUE, refused(OwnerRefusal.NOT_FAILED)),
 
                 row(Start.PUBLISHED, Transition.REVISE, refused(OwnerRefusal.NOT_PENDING)),
                 row(Start.PUBLISHED, Transition.CANCEL, refused(OwnerRefusal.ALREADY_SENT)),
@@ -207,6 +212,7 @@ class ScheduledMessageTransitionTableTest {
                 row(Start.PUBLISHED, Transition.RELEASE, fenced()),
                 row(Start.PUBLISHED, Transition.REAP, fenced()),
                 row(Start.PUBLISHED, Transition.REVOKE, fenced()),
+                row(Start.PUBLISHED, Transition.REQUEUE, refused(OwnerRefusal.ALREADY_SENT)),
 
                 row(Start.CANCELLED, Transition.REVISE, refused(OwnerRefusal.NOT_PENDING)),
                 row(Start.CANCELLED, Transition.CANCEL, new Unchanged()),
@@ -220,6 +226,7 @@ class ScheduledMessageTransitionTableTest {
                 row(Start.CANCELLED, Transition.RELEASE, fenced()),
                 row(Start.CANCELLED, Transition.REAP, fenced()),
                 row(Start.CANCELLED, Transition.REVOKE, fenced()),
+                row(Start.CANCELLED, Transition.REQUEUE, refused(OwnerRefusal.NOT_FAILED)),
 
                 row(Start.FAILED, Transition.REVISE, refused(OwnerRefusal.NOT_PENDING)),
                 row(Start.FAILED, Transition.CANCEL, refused(OwnerRefusal.NOT_PENDING)),
@@ -232,7 +239,9 @@ class ScheduledMessageTransitionTableTest {
                 row(Start.FAILED, Transition.FAIL, fenced()),
                 row(Start.FAILED, Transition.RELEASE, fenced()),
                 row(Start.FAILED, Transition.REAP, fenced()),
-                row(Start.FAILED, Transition.REVOKE, fenced()));
+                row(Start.FAILED, Transition.REVOKE, fenced()),
+                // The owner's signed event, due again: same revision, due time and attempts; no retry time.
+                row(Start.FAILED, Transition.REQUEUE, new Changed(Scheduled.NOW, 1, 1, kept, DUE)));
     }
 
     @Test
@@ -315,13 +324,43 @@ class ScheduledMessageTransitionTableTest {
     }
 
     @Test
-    void terminalStates_noTransitionLeavesThem() {
+    void terminalStates_onlyTheOperatorsRequeueLeavesOne() {
         for (StateName state : StateName.where(StateName::terminal)) {
             for (Transition transition : Transition.values()) {
-                assertThat(transition.from(state)).as("%s from %s", transition, state)
-                        .isNotInstanceOf(Step.Moves.class);
+                if (transition != Transition.REQUEUE) {
+                    assertThat(transition.from(state)).as("%s from %s", transition, state)
+                            .isNotInstanceOf(Step.Moves.class);
+                }
             }
         }
+        assertThat(Transition.REQUEUE.startStates()).containsExactly(StateName.FAILED);
+        assertThat(Transition.REQUEUE.target()).isEqualTo(StateName.SCHEDULED);
+    }
+
+    @Test
+    void requeue_otherRevisionPurgedEventOrOlderThanTheLatenessLimit_isRefusedAndChangesNothing() {
+        ScheduledMessage failed = Start.FAILED.message();
+        ScheduledMessage purged = MessageFixture.purgedIn(new Failed(FailureReason.CHANNEL_DELETED, EARLIER), 1);
+
+        assertThat(failed.requeue(Optional.of(new Revision(2)), MessageFixture.MAX_LATENESS, NOW))
+                .isEqualTo(new OwnerOutcome.RevisionConflict(Revision.FIRST));
+        assertThat(purged.requeue(Optional.empty(), MessageFixture.MAX_LATENESS, NOW))
+                .isEqualTo(new OwnerOutcome.Refused(OwnerRefusal.EVENT_PURGED));
+        assertThat(failed.requeue(Optional.empty(), MessageFixture.MAX_LATENESS,
+                DUE.plus(MessageFixture.MAX_LATENESS).plusSeconds(1)))
+                .isEqualTo(new OwnerOutcome.Refused(OwnerRefusal.RESIGN_REQUIRED));
+        assertThat(failed.requeue(Optional.empty(), MessageFixture.MAX_LATENESS, DUE.plus(MessageFixture.MAX_LATENESS)))
+                .as("exactly at the limit").isInstanceOf(OwnerOutcome.Changed.class);
+    }
+
+    @Test
+    void failedState_keepsTheEventUnlessItsReasonPurgesIt() {
+        for (FailureReason reason : FailureReason.values()) {
+            assertThat(new Failed(reason, EARLIER).keepsEvent()).as(reason.wireName())
+                    .isEqualTo(reason != FailureReason.CHANNEL_DELETED && reason != FailureReason.MEMBER_REMOVED);
+        }
+        assertThat(new Cancelled(EARLIER).keepsEvent()).isFalse();
+        assertThat(new Published(EARLIER).keepsEvent()).isTrue();
     }
 
     @Test

@@ -11,12 +11,34 @@ import java.util.Set;
 
 /**
  * Lists the metadata of any owner's messages for operators ({@code GET /v1/admin/messages}), ordered by
- * (due time, id) with a cursor. The event content is never read.
+ * (due time, id), earliest or latest first, with a cursor; and counts the messages a query matches. The event content
+ * is never read.
  */
 public interface AdminMessagesUseCase {
 
     /** One page. */
     AdminPage list(AdminQuery query);
+
+    /** How many messages {@code query} matches, ignoring its limit and cursor, counted up to {@link MatchCount#CAP}. */
+    MatchCount count(AdminQuery query);
+
+    /**
+     * A count of matching messages.
+     *
+     * @param count  the number of matching messages, at most {@link #CAP}
+     * @param capped whether counting stopped at {@link #CAP} (there may be more)
+     */
+    record MatchCount(long count, boolean capped) {
+        /** Counting stops here, so that a count over a large store stays cheap. */
+        public static final long CAP = 10_000;
+
+        public MatchCount {
+            if (count < 0 || count > CAP || capped && count != CAP) {
+                throw new IllegalArgumentException("a match count is 0.." + CAP + ", capped only at " + CAP
+                        + "; got " + count + (capped ? " capped" : ""));
+            }
+        }
+    }
 
     /**
      * What to list.
@@ -24,22 +46,39 @@ public interface AdminMessagesUseCase {
      * @param states  state wire names to include (at least one)
      * @param channel only this channel, when present
      * @param owner   only this owner, when present
-     * @param limit   1 to {@value #MAX_LIMIT} items
-     * @param after   the position after which the page starts (the previous page's {@link AdminPage#next()})
+     * @param limit       1 to {@value #MAX_LIMIT} items
+     * @param after       the position after which the page starts (the previous page's {@link AdminPage#next()})
+     * @param dueFrom     only messages due at or after this instant, when present
+     * @param dueBefore   only messages due before this instant, when present
+     * @param latestFirst whether the order is latest due time first (then the higher id first)
      */
     record AdminQuery(Set<String> states, Optional<Channel> channel, Optional<PublicKey> owner, int limit,
-                      Optional<Position> after) {
+                      Optional<Position> after, Optional<Instant> dueFrom, Optional<Instant> dueBefore,
+                      boolean latestFirst) {
         /** Largest page. */
         public static final int MAX_LIMIT = 200;
 
         public AdminQuery {
-            if (states == null || states.isEmpty() || channel == null || owner == null || after == null) {
+            if (states == null || states.isEmpty() || channel == null || owner == null || after == null
+                    || dueFrom == null || dueBefore == null) {
                 throw new IllegalArgumentException("an admin query needs states and its options");
             }
             if (limit < 1 || limit > MAX_LIMIT) {
                 throw new IllegalArgumentException("limit must be 1.." + MAX_LIMIT + ", got " + limit);
             }
             states = Set.copyOf(states);
+        }
+
+        /** Every due time, earliest first. */
+        public AdminQuery(Set<String> states, Optional<Channel> channel, Optional<PublicKey> owner, int limit,
+                          Optional<Position> after) {
+            this(states, channel, owner, limit, after, Optional.empty(), Optional.empty(), false);
+        }
+
+        /** Whether {@code dueAt} is inside the query's due range. */
+        public boolean dueInRange(Instant dueAt) {
+            return dueFrom.map(from -> !dueAt.isBefore(from)).orElse(true)
+                    && dueBefore.map(dueAt::isBefore).orElse(true);
         }
     }
 

@@ -67,13 +67,15 @@ public interface QueueStatsUseCase {
      *
      * @param published  messages published in the window
      * @param failed     messages failed in the window
+     * @param retried    delivery attempts in the window that ended in a retry (a transient relay answer, no answer,
+     *                   a dropped connection), of any message
      * @param lateness   lateness percentiles over the window's published messages; empty when none was published
      * @param minutes    one entry per minute that had an outcome, oldest first (for the page's chart)
      */
-    record RecentWindow(long published, long failed, Optional<LatenessPercentiles> lateness,
+    record RecentWindow(long published, long failed, long retried, Optional<LatenessPercentiles> lateness,
                         List<MinuteFigures> minutes) {
         public RecentWindow {
-            if (published < 0 || failed < 0 || lateness == null || minutes == null) {
+            if (published < 0 || failed < 0 || retried < 0 || lateness == null || minutes == null) {
                 throw new IllegalArgumentException("a recent window needs non-negative counts and its parts");
             }
             minutes = List.copyOf(minutes);

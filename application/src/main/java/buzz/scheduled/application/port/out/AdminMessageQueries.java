@@ -3,6 +3,7 @@ package buzz.scheduled.application.port.out;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminMessage;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminPage;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminQuery;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase.MatchCount;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import java.util.Optional;
 
@@ -14,6 +15,9 @@ public interface AdminMessageQueries {
 
     /** One page of {@code query}. */
     AdminPage list(AdminQuery query);
+
+    /** How many messages {@code query} matches (its limit and cursor ignored), counted up to {@link MatchCount#CAP}. */
+    MatchCount count(AdminQuery query);
 
     /** The metadata of message {@code id}, whoever owns it; empty for an unknown id. */
     Optional<AdminMessage> find(ScheduleId id);

@@ -3,6 +3,7 @@ package buzz.scheduled.application.port.out;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.TestEvents;
+import buzz.scheduled.application.port.in.AdminMessagesUseCase;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminMessage;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminPage;
 import buzz.scheduled.application.port.in.AdminMessagesUseCase.AdminQuery;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What every {@link AdminMessageQueries} answers operators, run against the in-memory rows and PostgreSQL: any
- * owner's metadata filtered by state, channel and owner, in (due time, id) order with a cursor, and one message by id.
+ * owner's metadata filtered by state, channel, owner and due range, in (due time, id) order either way with a cursor,
+ * how many a query matches, and one message by id.
  */
 public abstract class AdminMessageQueriesContract<
         S extends OwnerMessageQueries & MessageAdmission & OwnerMessageChanges> extends StoreContractSupport<S> {
@@ -56,7 +58,7 @@ public abstract class AdminMessageQueriesContract<
         assertThat(first.dueAt()).isEqualTo(failed.dueAt());
         assertThat(first.attempts()).isEqualTo(1);
         assertThat(first.finishedAt()).isPresent();
-        assertThat(first.purged()).isTrue();
+        assertThat(first.purged()).as("a relay refusal keeps the event for a requeue").isFalse();
         AdminMessage pending = page.items().get(2);
         assertThat(pending.state()).isEqualTo("scheduled");
         assertThat(pending.reason()).isEmpty();
@@ -105,6 +107,35 @@ public abstract class AdminMessageQueriesContract<
 
         assertThat(visited).isEqualTo(expected);
         assertThat(pages).isEqualTo(3);
+    }
+
+    @Test
+    void list_dueRangeAndLatestFirst_pagedByTheCursor_andCountedWhateverThePage() {
+        List<ScheduledMessage> messages = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            messages.add(createdMessage(dueIn(Duration.ofMinutes(10L + 10 * i))));
+        }
+        AdminQuery inRange = new AdminQuery(EVERY_STATE, Optional.empty(), Optional.empty(), 2, Optional.empty(),
+                Optional.of(messages.get(1).dueAt()), Optional.of(messages.get(5).dueAt()), true);
+        List<ScheduleId> visited = new ArrayList<>();
+        AdminQuery query = inRange;
+        while (true) {
+            AdminPage page = adminQueries().list(query);
+            page.items().forEach(item -> visited.add(item.id()));
+            if (page.next().isEmpty()) {
+                break;
+            }
+            query = new AdminQuery(EVERY_STATE, Optional.empty(), Optional.empty(), 2, page.next(),
+                    inRange.dueFrom(), inRange.dueBefore(), true);
+        }
+
+        assertThat(visited).as("due in [second, sixth), latest first").containsExactly(messages.get(4).id(),
+                messages.get(3).id(), messages.get(2).id(), messages.get(1).id());
+        assertThat(adminQueries().count(inRange)).isEqualTo(new AdminMessagesUseCase.MatchCount(4, false));
+        assertThat(adminQueries().count(query(Set.of("failed"), Optional.empty(), Optional.empty(), 1)))
+                .isEqualTo(new AdminMessagesUseCase.MatchCount(0, false));
+        assertThat(adminQueries().count(query(EVERY_STATE, Optional.empty(), Optional.of(ALICE), 1)))
+                .as("the limit and the cursor aside").isEqualTo(new AdminMessagesUseCase.MatchCount(6, false));
     }
 
     @Test

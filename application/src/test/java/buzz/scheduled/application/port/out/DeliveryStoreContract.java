@@ -213,7 +213,7 @@ public abstract class DeliveryStoreContract<S extends OwnerMessageQueries & Mess
     }
 
     @Test
-    void finish_retryPastTheLatenessLimit_failsExpiredAndPurgesTheEvent() {
+    void finish_retryPastTheLatenessLimit_failsExpiredKeepingTheEventForARequeue() {
         createdMessage(dueIn(Duration.ofSeconds(-60)));
         ClaimedMessage claimed = single(delivery.claim(1, LEASE));
 
@@ -223,11 +223,11 @@ public abstract class DeliveryStoreContract<S extends OwnerMessageQueries & Mess
         assertThat(result.written()).isEqualTo(Written.EXPIRED);
         ScheduledMessage stored = store.find(claimed.claim().id()).orElseThrow();
         assertThat(stored.state()).isEqualTo(new ScheduleState.Failed(FailureReason.EXPIRED, result.at().orElseThrow()));
-        assertThat(stored.event()).isEmpty();
+        assertThat(stored.event()).isPresent();
     }
 
     @Test
-    void finish_fail_endsItWithTheReasonAndPurgesTheEvent() {
+    void finish_fail_endsItWithTheReasonKeepingTheEventForARequeue() {
         createdMessage(dueIn(Duration.ofSeconds(-60)));
         ClaimedMessage claimed = single(delivery.claim(1, LEASE));
 
@@ -238,8 +238,22 @@ public abstract class DeliveryStoreContract<S extends OwnerMessageQueries & Mess
         ScheduledMessage stored = store.find(claimed.claim().id()).orElseThrow();
         assertThat(stored.state()).isEqualTo(new ScheduleState.Failed(FailureReason.RELAY_REJECTED,
                 result.at().orElseThrow()));
-        assertThat(stored.event()).isEmpty();
+        assertThat(stored.event()).isPresent();
         assertThat(stored.eventId()).isEqualTo(claimed.eventId());
+    }
+
+    @Test
+    void finish_failChannelDeleted_purgesTheEvent() {
+        createdMessage(dueIn(Duration.ofSeconds(-60)));
+        ClaimedMessage claimed = single(delivery.claim(1, LEASE));
+
+        FinishResult result = delivery.finish(List.of(new Finish.Fail(claimed.claim(), claimed.revision(),
+                FailureReason.CHANNEL_DELETED, "channel general was deleted"))).get(0);
+
+        assertThat(result.written()).isEqualTo(Written.FAILED);
+        ScheduledMessage stored = store.find(claimed.claim().id()).orElseThrow();
+        assertThat(stored.failureReason()).contains(FailureReason.CHANNEL_DELETED);
+        assertThat(stored.event()).isEmpty();
     }
 
     @Test

@@ -141,7 +141,7 @@ public abstract class TransitionContract<S extends OwnerMessageQueries & Message
         assertThat(after.attempts()).as("attempts")
                 .isEqualTo(before.attempts() + (transition.countsAttempt() ? 1 : 0));
         assertThat(after.event().isPresent()).as("payload kept only where the state keeps it")
-                .isEqualTo(to.keepsEvent());
+                .isEqualTo(after.state().keepsEvent());
         assertThat(after.token().isPresent()).as("a claim held only where the state holds one")
                 .isEqualTo(to.holdsClaim());
         assertThat(after.id()).isEqualTo(before.id());
@@ -165,10 +165,20 @@ public abstract class TransitionContract<S extends OwnerMessageQueries & Message
             case RELEASE, REAP -> assertThat(fields.retryAt()).as("claimable again at once").isEmpty();
             case FAIL -> assertThat(fields.reason()).contains(FailureReason.ACCESS_DENIED);
             case EXPIRE -> assertThat(fields.reason()).contains(FailureReason.EXPIRED);
-            case REVOKE -> assertThat(fields.reason()).contains(FailureReason.MEMBER_REMOVED);
+            case REVOKE -> {
+                assertThat(fields.reason()).contains(FailureReason.MEMBER_REMOVED);
+                assertThat(after.event()).as("a revocation purges the event").isEmpty();
+            }
             case CANCEL, SEND_NOW, PUBLISH -> assertThat(after.revision()).isEqualTo(before.revision());
+            case REQUEUE -> {
+                assertThat(fields.retryAt()).as("due again at once").isEmpty();
+                assertThat(fields.finishedAt()).isEmpty();
+                assertThat(after.revision()).isEqualTo(before.revision());
+                assertThat(after.dueAt()).isEqualTo(before.dueAt());
+                assertThat(after.event()).as("the owner's signed event").isPresent().isEqualTo(before.event());
+            }
         }
-        if (to.keepsEvent() && transition != Transition.REVISE) {
+        if (after.state().keepsEvent() && transition != Transition.REVISE) {
             assertThat(after.event()).isEqualTo(before.event());
         }
     }
@@ -194,6 +204,12 @@ public abstract class TransitionContract<S extends OwnerMessageQueries & Message
                         Optional.of(outcome));
             }
             case CANCEL -> written(before, before.cancel(now));
+            case REQUEUE -> {
+                OwnerOutcome outcome = before.requeue(Optional.of(before.revision()), Duration.ofDays(1), now);
+                yield new Ran(outcome instanceof OwnerOutcome.Changed changed
+                        && store.replaceRevision(before, changed.message(), NO_LIMITS) instanceof ReviseResult.Replaced,
+                        Optional.of(outcome));
+            }
             case SEND_NOW -> written(before, before.sendNow(Duration.ofDays(1), now));
             case CLAIM -> Ran.store(delivery.claim(10, LEASE).messages().stream()
                     .anyMatch(m -> m.claim().id().equals(before.id())));
