@@ -91,11 +91,14 @@ class ServeJsonLogProcessTest {
         assertThat(messages(records, "buzz.access")).anyMatch(m -> m.startsWith("POST /v1/scheduled-messages ")
                 && m.contains(" 422 "));
         assertThat(String.join("\n", lines)).doesNotContain("Nostr ey").doesNotContain("json log 0");
-        int warning = indexOf(records, "buzz.scheduled.application.service.Dispatcher", "still in flight");
+        // The third message's frame was written and never answered: at the end of the grace the dispatcher gives it
+        // back to be asked about by the next claim (docs/delivery.md, "Recovery"), an expected step logged at INFO.
+        int givenBack = indexOf(records, "buzz.scheduled.application.service.Dispatcher",
+                "still unanswered after the shutdown bound");
         int stopped = indexOf(records, Main.class.getName(), "stopped");
-        assertThat(warning).as("the dispatcher's shutdown warning").isNotNegative();
-        assertThat(records.get(warning).get("level").asText()).isEqualTo("WARN");
-        assertThat(stopped).as("the last line of the shutdown hook").isGreaterThan(warning);
+        assertThat(givenBack).as("the dispatcher's line on what it gave back unanswered").isNotNegative();
+        assertThat(records.get(givenBack).get("level").asText()).isEqualTo("INFO");
+        assertThat(stopped).as("the last line of the shutdown hook").isGreaterThan(givenBack);
     }
 
     private static List<String> messages(List<JsonNode> records, String logger) {
