@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code serve} in its own JVM with {@code BUZZ_LOG_FORMAT=json} while it publishes one message, has one refused by
  * the relay, refuses one request and is stopped with a send still in flight: every line it writes is one JSON
  * object — the access log, the outcome lines, the JDBC driver's (java.util.logging) and the dispatcher's
- * (System.Logger) included — and the dispatcher's line on the claim it gave back unanswered is written before the last line.
+ * (System.Logger) included — and the dispatcher's line on the claim it gave back unanswered is written before the
+ * last line.
  */
 class ServeJsonLogProcessTest {
 
