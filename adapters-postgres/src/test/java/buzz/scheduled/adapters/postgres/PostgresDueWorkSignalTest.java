@@ -263,7 +263,8 @@ class PostgresDueWorkSignalTest {
         signals.add(signal);
         signal.start();
         Poll.until("a failed attempt", () -> signal.failures() >= 1);
-        assertThat(signal.awaitWork(Duration.ZERO)).as("the wake-up as it went down")
+        // The count goes up before the wake-up is handed off: wait for it rather than look once.
+        assertThat(signal.awaitWork(Duration.ofSeconds(5))).as("the wake-up as it went down")
                 .isEqualTo(new Wake.Notified(Optional.empty()));
         Instant due = Instant.parse("2030-03-01T10:00:00Z");
 
