@@ -3,7 +3,9 @@
 // relay gives a non-member posting to a closed channel. Load it with --plugin plugins/restricted-pubkeys.js.
 // TEST_RELAY_RESTRICTED_PUBKEYS_FILE names a file holding such a list instead, read again for every event, so a test
 // can lift the restriction while the relay runs (the operator fixed the cause). TEST_RELAY_RETRY_ONCE_PUBKEYS lists
-// authors whose each event is answered "rate-limited: slow down" the first time and accepted after.
+// authors whose each event is answered "error: try again" the first time and accepted after: a transient refusal the
+// relay client hands back to the dispatcher, which records a retried attempt (a "rate-limited:" answer the client
+// paces and sends again itself, so no attempt would be retried).
 'use strict';
 
 const fs = require('fs');
@@ -32,7 +34,7 @@ module.exports = () => {
       }
       if (retryOnce.has(event.pubkey) && !seen.has(event.id)) {
         seen.add(event.id);
-        return { canHandle: false, message: 'rate-limited: slow down' };
+        return { canHandle: false, message: 'error: try again' };
       }
       return { canHandle: true };
     },

@@ -167,7 +167,7 @@ class Nip29AccessTest {
         assertThat(toArchived.error()).isEqualTo("is_archived");
         assertThat(stored(id).failureReason()).contains(FailureReason.ACCESS_DENIED);
         assertThat(stored(id).attempts()).as("never retried").isEqualTo(1);
-        assertThat(stored(id).event()).isEmpty();
+        assertThat(stored(id).event()).as("kept until retention for an operator's requeue").isPresent();
         assertThat(relay.relay().event(event.id().hex())).isEmpty();
     }
 

@@ -37,11 +37,11 @@ import org.slf4j.LoggerFactory;
  * The operator console in a real headless Chromium (the system's, driven by playwright-core from
  * {@code src/test/browser}), signing with NIP-98 through a test {@code window.nostr} that uses nostr-tools'
  * {@code finalizeEvent}, against a real sidecar, PostgreSQL and the Node relay (which refuses Bob's events until the
- * test "fixes" it, and answers Carol's first try {@code rate-limited:}). The harness clicks what an operator clicks:
- * the failed tile, the failed message's detail with the relay's words, requeue after the fix until it is published,
- * cancel of a pending message, the due-time and npub filters, the order, a copy button; then the page at 375 px and
- * with a key that is not an operator's. Leaves screenshots in {@code target/} (docs/operator-page.png and
- * docs/operator-console-375.png are copies of them).
+ * test "fixes" it, and answers Carol's first try {@code error:}, a transient refusal). The harness clicks what an
+ * operator clicks: the failed tile, the failed message's detail with the relay's words, requeue after the fix until
+ * it is published, cancel of a pending message, the due-time and npub filters, the order, a copy button; then the
+ * page at 375 px and with a key that is not an operator's. Leaves screenshots in {@code target/}
+ * (docs/operator-page.png and docs/operator-console-375.png are copies of them).
  */
 class OperatorPageBrowserTest {
     private static final Path HARNESS = Path.of("src", "test", "browser");
@@ -120,7 +120,7 @@ class OperatorPageBrowserTest {
         assertThat(operator.get("loaded").asText()).isEqualTo("stats");
         assertThat(operator.get("counts")).isEqualTo(statsBefore.get("counts"));
         assertThat(operator.get("counts").get("failed").asInt()).isEqualTo(1);
-        assertThat(operator.get("retriedLastHour").asLong()).as("Carol's first try was answered rate-limited")
+        assertThat(operator.get("retriedLastHour").asLong()).as("Carol's first try was answered error: and retried")
                 .isEqualTo(statsBefore.get("throughput").get("retried_last_hour").asLong()).isEqualTo(1);
         assertThat(operator.get("publishedLastHour").asLong())
                 .isEqualTo(statsBefore.get("throughput").get("published_last_hour").asLong());
