@@ -7,7 +7,6 @@ import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -68,44 +67,8 @@ public final class RelayConnection implements AutoCloseable {
     /** Read without the lock on the publish path: set once a link is open or an attempt is under way. */
     private volatile boolean busy;
 
-    /** What the owner of a connection hears. Called on the WebSocket's or the timer's thread. */
-    public interface Listener {
-
-        /**
-         * Runs before each attempt (on the caller of {@link #connect()} or the timer): a reason not to connect now
-         * (the attempt is then counted as failed, {@link #unreachable} is told, and another follows after the
-         * backoff), or empty to go on.
-         */
-        default Optional<String> beforeConnect() {
-            return Optional.empty();
-        }
-
-        /** {@code link} is open; nothing was read from it yet. */
-        void opened(Link link);
-
-        /** A message from the relay on {@code link}, parsed. */
-        void received(Link link, RelayMessage message);
-
-        /** The relay sent {@code ["AUTH", challenge]} on {@code link} (NIP-42); {@link Link#challenge()} has it. */
-        default void challenged(Link link, String challenge) {
-        }
-
-        /** The relay answered the AUTH event of {@link Link#authEvent} with {@code OK}. */
-        default void authAnswered(Link link, boolean accepted, String message) {
-        }
-
-        /**
-         * {@code link} ended (closed by the relay with {@code statusCode}, failed, or aborted by us with
-         * {@value #ABNORMAL_CLOSURE}); called once per link, after {@link #opened} has returned. Unless the
-         * connection is closed, another attempt follows in {@code retryIn}.
-         */
-        void ended(Link link, int statusCode, String why, Duration retryIn);
-
-        /**
-         * An attempt failed ({@code failures} in a row, the first is 1): {@code why} is the handshake's error as
-         * {@code Type: message}, or the reason of {@link #beforeConnect}. The next follows in {@code retryIn}.
-         */
-        void unreachable(String why, int failures, Duration retryIn);
+    /** What the owner of a connection hears ({@link ConnectionListener}, by the name the owners use). */
+    public interface Listener extends ConnectionListener {
     }
 
     /**
@@ -298,12 +261,11 @@ public final class RelayConnection implements AutoCloseable {
      */
     public final class Link implements WebSocket.Listener {
         private final StringBuilder partial = new StringBuilder();
-        private final ArrayDeque<String> outbox = new ArrayDeque<>();
+        private final Outbox outbox = new Outbox(this::write, this::abort);
         /** Set once, before the owner hears of the link. */
         private volatile WebSocket socket;
         // guarded by this link
         private boolean ended;
-        private boolean sending;
         private volatile boolean healthy;
         /** The relay broke the protocol on this link (see {@link RelayConnection#violations}). */
         private volatile boolean violated;
@@ -327,47 +289,12 @@ public final class RelayConnection implements AutoCloseable {
          * (a failed write ends it).
          */
         public void send(String text) {
-            WebSocket target;
             synchronized (this) {
                 if (ended || socket == null) {
                     return;
                 }
-                if (sending) {
-                    outbox.addLast(text);
-                    return;
-                }
-                sending = true;
-                target = socket;
             }
-            sendFrom(target, text);
-        }
-
-        private void sendFrom(WebSocket target, String first) {
-            String text = first;
-            while (text != null) {
-                CompletableFuture<WebSocket> sent = write(text);
-                if (!sent.isDone()) {
-                    sent.whenComplete((ignored, error) -> {
-                        if (error != null) {
-                            abort("sending to the relay failed: " + describe(error));
-                        } else {
-                            sendFrom(target, nextToSend());
-                        }
-                    });
-                    return;
-                }
-                if (sent.isCompletedExceptionally()) {
-                    abort("sending to the relay failed: " + describe(sent.exceptionNow()));
-                    return;
-                }
-                text = nextToSend();
-            }
-        }
-
-        private synchronized String nextToSend() {
-            String next = ended ? null : outbox.pollFirst();
-            sending = next != null;
-            return next;
+            outbox.send(text);
         }
 
         /**
@@ -449,7 +376,7 @@ public final class RelayConnection implements AutoCloseable {
                     return;
                 }
                 ended = true;
-                outbox.clear();
+                outbox.close();
                 if (keepalive != null) {
                     keepalive.cancel(false);
                 }
