@@ -4,6 +4,7 @@ import buzz.scheduled.adapters.relay.AuthEventSigner;
 import buzz.scheduled.adapters.relay.RelayConnection;
 import buzz.scheduled.adapters.relay.RelayInformation;
 import buzz.scheduled.adapters.relay.RelayMessage;
+import buzz.scheduled.adapters.relay.RelayResources;
 import buzz.scheduled.adapters.relay.nip29.GroupDirectory.Moderation;
 import buzz.scheduled.application.port.in.DeleteChannelUseCase;
 import buzz.scheduled.application.port.in.RemoveMemberUseCase;
@@ -126,11 +127,9 @@ public final class GroupFeed implements AutoCloseable {
         this.removal = removal;
         this.authSigner = authSigner;
         this.clock = clock;
-        // HTTP/1.1: an HTTP/2 upgrade offer on the NIP-11 request would look like a failed WebSocket upgrade.
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(settings.relay().connectTimeout()).build();
-        this.timer = Executors.newSingleThreadScheduledExecutor(daemon("nip29-feed-timer"));
-        this.actions = Executors.newSingleThreadExecutor(daemon("nip29-moderation"));
+        this.http = RelayResources.http11(settings.relay().connectTimeout());
+        this.timer = Executors.newSingleThreadScheduledExecutor(RelayResources.daemonThreads("nip29-feed-timer"));
+        this.actions = Executors.newSingleThreadExecutor(RelayResources.daemonThreads("nip29-moderation"));
         this.relay = new RelayConnection(settings.relay().withPingInterval(settings.pingInterval()), http, timer,
                 new Events());
         settings.relayPubkey().ifPresent(directory::relayPubkey);
@@ -477,13 +476,4 @@ public final class GroupFeed implements AutoCloseable {
             }
         });
     }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
-    }
-
 }
