@@ -52,14 +52,8 @@ public final class Nip11RelayLimits implements RelayLimits, AutoCloseable {
         }
         this.relay = relay;
         this.refreshEvery = refreshEvery;
-        // HTTP/1.1: an HTTP/2 upgrade offer on the NIP-11 request would look like a failed WebSocket upgrade.
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(relay.connectTimeout()).build();
-        this.timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "relay-nip11-refresh");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.http = RelayResources.http11(relay.connectTimeout());
+        this.timer = Executors.newSingleThreadScheduledExecutor(RelayResources.daemonThreads("relay-nip11-refresh"));
     }
 
     /** Reads the document now (at most the connect timeout), then keeps refreshing it in the background. */

@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.relay.dvm;
 import buzz.scheduled.adapters.relay.AuthEventSigner;
 import buzz.scheduled.adapters.relay.RelayConnection;
 import buzz.scheduled.adapters.relay.RelayMessage;
+import buzz.scheduled.adapters.relay.RelayResources;
 import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.encryption.Nip04;
 import buzz.scheduled.adapters.relay.encryption.Nip44;
@@ -145,11 +146,10 @@ public final class DvmFeed implements AutoCloseable {
         this.authSigner = authSigner;
         this.clock = clock;
         this.maxRequestBytes = maxRequestBytes;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(relaySettings.connectTimeout()).build();
-        this.timer = Executors.newSingleThreadScheduledExecutor(daemon("dvm-feed-timer"));
+        this.http = RelayResources.http11(relaySettings.connectTimeout());
+        this.timer = Executors.newSingleThreadScheduledExecutor(RelayResources.daemonThreads("dvm-feed-timer"));
         this.worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(queueCapacity),
-                daemon("dvm-feed-worker"), (task, executor) -> drop("the request queue is full"));
+                RelayResources.daemonThreads("dvm-feed-worker"), (task, executor) -> drop("the request queue is full"));
         this.relay = new RelayConnection(relaySettings, http, timer, new Events());
     }
 
@@ -356,14 +356,6 @@ public final class DvmFeed implements AutoCloseable {
     private void drop(String why) {
         dropped.incrementAndGet();
         LOG.debug("DVM feed dropped an event: {}", why);
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     /** The connection layer's news. */

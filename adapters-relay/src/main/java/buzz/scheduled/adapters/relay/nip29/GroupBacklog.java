@@ -66,7 +66,7 @@ final class GroupBacklog {
     /** The {@code REQ} for the next page, which becomes the current page. */
     String nextRequest(int limit) {
         pages++;
-        current = GroupFeed.PAGE_SUBSCRIPTION + pages;
+        current = FeedSubscription.PAGE_PREFIX + pages;
         count = 0;
         fresh = 0;
         oldest = Long.MAX_VALUE;

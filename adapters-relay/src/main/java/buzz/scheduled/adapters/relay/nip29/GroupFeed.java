@@ -4,18 +4,17 @@ import buzz.scheduled.adapters.relay.AuthEventSigner;
 import buzz.scheduled.adapters.relay.RelayConnection;
 import buzz.scheduled.adapters.relay.RelayInformation;
 import buzz.scheduled.adapters.relay.RelayMessage;
+import buzz.scheduled.adapters.relay.RelayResources;
 import buzz.scheduled.adapters.relay.nip29.GroupDirectory.Moderation;
 import buzz.scheduled.application.port.in.DeleteChannelUseCase;
 import buzz.scheduled.application.port.in.RemoveMemberUseCase;
 import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.domain.nostr.NostrEvent;
-import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.PublicKey;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -26,6 +25,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Follows the relay's NIP-29 group state on its own {@link RelayConnection} (next to the publishing client's): the
@@ -49,9 +49,10 @@ import org.slf4j.LoggerFactory;
  * are all already known (at least {@code L} events share one second) cannot be paged past: the backlog would be
  * truncated, so the connection is given up and tried again later, never reported in sync. A relay may refuse a page
  * whose {@code limit} is over its own without stating {@code max_limit}: a page closed by the relay
- * ({@code CLOSED}, other than {@code auth-required:}), or that brings nothing within {@value #NOTICE_GRACE_MILLIS} ms
- * of a {@code NOTICE} or within the connect timeout, is asked again at half the size ({@link PageSize}: WARN the
- * first time, kept for later connections); a page of one event refused gives the connection up.
+ * ({@code CLOSED}, other than {@code auth-required:}), or that brings nothing within
+ * {@value FeedConnection#NOTICE_GRACE_MILLIS} ms of a {@code NOTICE} or within the connect timeout, is asked again
+ * at half the size ({@link PageSize}: WARN the first time, kept for later connections); a page of one event refused
+ * gives the connection up.
  *
  * <p><b>In sync.</b> Moderation events from the backlog are held until every page is read (the admin and member
  * lists are then complete) and carried out oldest first: 9008 deletes the channel ({@code channel_deleted},
@@ -67,18 +68,13 @@ import org.slf4j.LoggerFactory;
  * backoff, which starts afresh once the feed is in sync. NIP-42: when the relay closes a subscription with
  * {@code auth-required:}, the feed authenticates with the sidecar's key (if it has a signer) and reads the backlog
  * again.
+ *
+ * <p><b>The parts.</b> This class owns the connection layer, the timer and the moderation thread; the state of the
+ * sync on each link is a {@link FeedConnection} ({@link SyncPhase}, {@link AuthState}), which returns what to do
+ * as {@link FeedStep}s that this class carries out, and never calls back.
  */
 public final class GroupFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupFeed.class);
-    /** The live subscription's id. */
-    static final String SUBSCRIPTION = "buzz-nip29";
-    /** Prefix of the backlog pages' subscription ids. */
-    static final String PAGE_SUBSCRIPTION = "buzz-nip29-page-";
-    /** The subscription that looks for group state by other keys when the relay's key signed none. */
-    static final String PROBE_SUBSCRIPTION = "buzz-nip29-probe";
-    private static final int PROBE_LIMIT = 20;
-    /** How long after a {@code NOTICE} a page that brought nothing counts as refused. */
-    static final long NOTICE_GRACE_MILLIS = 1_000;
     private static final Duration ACTION_RETRY_CAP = Duration.ofSeconds(30);
 
     private final Nip29Settings settings;
@@ -100,9 +96,11 @@ public final class GroupFeed implements AutoCloseable {
     /** Why the feed last went down, until it is in sync again: the same reason again is logged at DEBUG only. */
     private volatile String lastDown;
     // guarded by lock
-    private Connection current;
+    private Attached current;
     /** What the NIP-11 document said before the attempt under way, for the link it opens. */
-    private Connection next;
+    private FeedConnection next;
+    /** The check that the backlog page asked for last brings something (one page is asked for at a time). */
+    private ScheduledFuture<?> pageWatch;
     /** Why the last attempt was given up before connecting (already the directory's reason), or null. */
     private String refusal;
     private boolean closed;
@@ -129,11 +127,9 @@ public final class GroupFeed implements AutoCloseable {
         this.removal = removal;
         this.authSigner = authSigner;
         this.clock = clock;
-        // HTTP/1.1: an HTTP/2 upgrade offer on the NIP-11 request would look like a failed WebSocket upgrade.
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(settings.relay().connectTimeout()).build();
-        this.timer = Executors.newSingleThreadScheduledExecutor(daemon("nip29-feed-timer"));
-        this.actions = Executors.newSingleThreadExecutor(daemon("nip29-moderation"));
+        this.http = RelayResources.http11(settings.relay().connectTimeout());
+        this.timer = Executors.newSingleThreadScheduledExecutor(RelayResources.daemonThreads("nip29-feed-timer"));
+        this.actions = Executors.newSingleThreadExecutor(RelayResources.daemonThreads("nip29-moderation"));
         this.relay = new RelayConnection(settings.relay().withPingInterval(settings.pingInterval()), http, timer,
                 new Events());
         settings.relayPubkey().ifPresent(directory::relayPubkey);
@@ -198,7 +194,8 @@ public final class GroupFeed implements AutoCloseable {
                 .orElse(settings.pageSize()));
         directory.relayPubkey(key.get().pubkey());
         synchronized (lock) {
-            next = new Connection(key.get(), pageSize);
+            next = new FeedConnection(key.get(), pageSize, pageSizes, directory, signatures, authSigner.isPresent(),
+                    settings.relay().connectTimeout());
         }
         return Optional.empty();
     }
@@ -238,16 +235,11 @@ public final class GroupFeed implements AutoCloseable {
         return Optional.empty();
     }
 
-    /**
-     * The key whose group state the feed follows.
-     *
-     * @param source    where it comes from, for log lines
-     * @param confirmed whether the relay's NIP-11 {@code self} names it (then an empty backlog means no groups)
-     */
-    private record SigningKey(PublicKey pubkey, String source, boolean confirmed) {
+    /** A connection and the link it reads. */
+    private record Attached(FeedConnection connection, RelayConnection.Link link) {
     }
 
-    /** The connection layer's news, passed to the link's {@link Connection}. */
+    /** The connection layer's news, passed to the link's {@link FeedConnection}; what it decides is carried out. */
     private final class Events implements RelayConnection.Listener {
         @Override
         public Optional<String> beforeConnect() {
@@ -262,50 +254,50 @@ public final class GroupFeed implements AutoCloseable {
 
         @Override
         public void opened(RelayConnection.Link link) {
-            Connection connection;
+            Attached attached = null;
             synchronized (lock) {
-                connection = closed ? null : next;
+                FeedConnection connection = closed ? null : next;
                 next = null;
                 if (connection != null) {
-                    connection.link = link;
-                    current = connection;
+                    attached = new Attached(connection, link);
+                    current = attached;
                 }
             }
-            if (connection == null) {
+            if (attached == null) {
                 link.abort("the feed is closing");
                 return;
             }
-            connection.startSync();
+            apply(attached, attached.connection().startSync());
         }
 
         @Override
         public void received(RelayConnection.Link link, RelayMessage message) {
-            Connection connection = on(link);
-            if (connection != null) {
-                connection.receive(message);
+            Attached attached = on(link);
+            if (attached != null) {
+                apply(attached, attached.connection().received(message));
             }
         }
 
         @Override
         public void challenged(RelayConnection.Link link, String challenge) {
-            Connection connection = on(link);
-            if (connection != null) {
-                connection.challenged();
+            Attached attached = on(link);
+            if (attached != null) {
+                apply(attached, attached.connection().challenged());
             }
         }
 
         @Override
         public void authAnswered(RelayConnection.Link link, boolean accepted, String message) {
-            Connection connection = on(link);
-            if (connection != null) {
-                connection.authAnswered(accepted, message);
+            Attached attached = on(link);
+            if (attached != null) {
+                apply(attached, attached.connection().authAnswered(accepted, message));
             }
         }
 
         @Override
         public void ended(RelayConnection.Link link, int statusCode, String why, Duration retryIn) {
             synchronized (lock) {
-                if (closed || current == null || current.link != link) {
+                if (closed || current == null || current.link() != link) {
                     return;
                 }
                 current = null;
@@ -341,10 +333,103 @@ public final class GroupFeed implements AutoCloseable {
                     settings.relay().url(), why, retryIn.toMillis());
         }
 
-        private Connection on(RelayConnection.Link link) {
+        private Attached on(RelayConnection.Link link) {
             synchronized (lock) {
-                return current != null && current.link == link ? current : null;
+                return current != null && current.link() == link ? current : null;
             }
+        }
+    }
+
+    private boolean isCurrent(Attached attached) {
+        synchronized (lock) {
+            return current == attached;
+        }
+    }
+
+    /** Carries out what {@code attached}'s connection decided, in order. */
+    private void apply(Attached attached, List<FeedStep> steps) {
+        RelayConnection.Link link = attached.link();
+        for (FeedStep step : steps) {
+            switch (step) {
+                case FeedStep.Send send -> link.send(send.text());
+                case FeedStep.WatchPage watch -> watchPage(attached, watch);
+                case FeedStep.Authenticate authenticate -> {
+                    Optional<String> auth = link.authEvent(authSigner.orElseThrow(), clock);
+                    if (auth.isPresent()) {
+                        attached.connection().authSent();
+                        link.send(auth.get());
+                    }
+                }
+                case FeedStep.GiveUp giveUp -> link.abort(giveUp.why());
+                case FeedStep.Moderate moderate -> moderate(moderate.event(), moderate.live());
+                case FeedStep.PageSizeLowered lowered -> {
+                    if (lowered.lowered().first()) {
+                        LOG.warn("relay {} refused a NIP-29 backlog page of {} events ({}) and its NIP-11 document"
+                                + " states no max_limit; asking for pages of {} (said once)", settings.relay().url(),
+                                lowered.refused(), lowered.refusal().why(), lowered.lowered().size());
+                    } else {
+                        LOG.info("relay {} refused a NIP-29 backlog page of {} events ({}); asking for pages of {}",
+                                settings.relay().url(), lowered.refused(), lowered.refusal().why(),
+                                lowered.lowered().size());
+                    }
+                }
+                case FeedStep.BacklogInSync synced -> {
+                    if (isCurrent(attached)) {
+                        link.healthy();
+                        directory.synced();
+                        lastDown = null;
+                        LOG.info("NIP-29 group feed from {} is in sync: {} groups from {} state events signed by {}"
+                                        + " ({}), {} backlog pages of up to {} events", settings.relay().url(),
+                                directory.groupCount(), synced.signedState(), synced.key().pubkey(),
+                                synced.key().source(), synced.pages(), synced.pageSize());
+                    }
+                }
+                case FeedStep.ConfirmedLive confirmed -> {
+                    if (isCurrent(attached)) {
+                        directory.synced();
+                        lastDown = null;
+                        LOG.info("NIP-29 group feed from {} is in sync: the first group state signed by {} ({})"
+                                + " arrived", settings.relay().url(), confirmed.key().pubkey(),
+                                confirmed.key().source());
+                    }
+                }
+                case FeedStep.Unconfirmed unconfirmed -> {
+                    if (isCurrent(attached)) {
+                        directory.unsynced(unconfirmed.why());
+                        LOG.warn("NIP-29 group feed from {}: {}", settings.relay().url(), unconfirmed.why());
+                    }
+                }
+                case FeedStep.Log log -> log(log.level(), log.line());
+            }
+        }
+    }
+
+    private static void log(Level level, String line) {
+        switch (level) {
+            case ERROR -> LOG.error(line);
+            case WARN -> LOG.warn(line);
+            case INFO -> LOG.info(line);
+            case DEBUG -> LOG.debug(line);
+            case TRACE -> LOG.trace(line);
+        }
+    }
+
+    /** Tells the connection, in {@code watch.millis()}, that its page brought nothing, if it is still current. */
+    private void watchPage(Attached attached, FeedStep.WatchPage watch) {
+        try {
+            ScheduledFuture<?> scheduled = timer.schedule(() -> {
+                if (isCurrent(attached)) {
+                    apply(attached, attached.connection().watchEnded(watch.page(), watch.refusal()));
+                }
+            }, watch.millis(), TimeUnit.MILLISECONDS);
+            synchronized (lock) {
+                if (pageWatch != null) {
+                    pageWatch.cancel(false);
+                }
+                pageWatch = scheduled;
+            }
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the feed is closing
         }
     }
 
@@ -390,416 +475,5 @@ public final class GroupFeed implements AutoCloseable {
                 // the feed is closing
             }
         });
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
-    }
-
-    /**
-     * The feed's state on one link: the live subscription, the backlog read page by page, and NIP-42. Relay messages
-     * arrive one at a time; the fields below are also touched by the moderation and timer threads, hence the
-     * locking.
-     */
-    private final class Connection {
-        private final SigningKey key;
-        /** Events asked for per page; halved when the relay refuses a page. */
-        private int pageSize;
-        /** The check that a page the relay did not answer counts as refused. */
-        private ScheduledFuture<?> pageWatch;
-        /** Set once, when the link opens. */
-        private RelayConnection.Link link;
-        // The sync of the backlog (reset when it starts again after AUTH).
-        private GroupBacklog backlog;
-        private boolean liveCaughtUp;
-        private boolean synced;
-        private boolean awaitingSignedState;
-        private boolean probing;
-        private final Set<PublicKey> otherSigners = new LinkedHashSet<>();
-        // NIP-42
-        private boolean authWanted;
-        private boolean authenticated;
-
-        Connection(SigningKey key, int pageSize) {
-            this.key = key;
-            this.pageSize = pageSize;
-        }
-
-        /** Opens the live subscription, then reads the backlog from its first page. */
-        private void startSync() {
-            synchronized (this) {
-                backlog = new GroupBacklog(key.pubkey());
-                liveCaughtUp = false;
-                synced = false;
-                awaitingSignedState = false;
-                probing = false;
-            }
-            send("[\"REQ\",\"" + SUBSCRIPTION + "\",{" + GroupBacklog.stateFilter(key.pubkey()) + ",\"limit\":1},{"
-                    + GroupBacklog.MODERATION_FILTER + ",\"limit\":1}]");
-            requestPage();
-        }
-
-        /** Asks for the current filter's next page: {@code limit}, and {@code until} after the first page. */
-        private void requestPage() {
-            String request;
-            String page;
-            synchronized (this) {
-                request = backlog.nextRequest(pageSize);
-                page = backlog.currentPage();
-            }
-            watchPage(page, settings.relay().connectTimeout().toMillis(), "no answer within "
-                    + settings.relay().connectTimeout());
-            send(request);
-        }
-
-        /** In {@code millis}, counts {@code page} as refused for {@code why} if nothing of it has arrived by then. */
-        private void watchPage(String page, long millis, String why) {
-            try {
-                ScheduledFuture<?> watch = timer.schedule(() -> {
-                    boolean unanswered;
-                    synchronized (this) {
-                        unanswered = backlog.isCurrentPage(page) && backlog.currentPageUntouched();
-                    }
-                    if (unanswered && isCurrent()) {
-                        pageRefused(page, why);
-                    }
-                }, millis, TimeUnit.MILLISECONDS);
-                synchronized (this) {
-                    if (pageWatch != null) {
-                        pageWatch.cancel(false);
-                    }
-                    pageWatch = watch;
-                }
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                // the feed is closing
-            }
-        }
-
-        /**
-         * The relay refused backlog page {@code page} (CLOSED, or nothing after a NOTICE or within the connect
-         * timeout): asked again at half the size, or the connection is given up when even one event was refused.
-         */
-        private void pageRefused(String page, String why) {
-            int refusedSize;
-            synchronized (this) {
-                if (!backlog.isCurrentPage(page)) {
-                    return;
-                }
-                refusedSize = pageSize;
-            }
-            send("[\"CLOSE\",\"" + page + "\"]");
-            switch (pageSizes.refused(refusedSize)) {
-                case PageSize.Lowered lowered -> {
-                    synchronized (this) {
-                        pageSize = lowered.size();
-                    }
-                    if (lowered.first()) {
-                        LOG.warn("relay {} refused a NIP-29 backlog page of {} events ({}) and its NIP-11 document"
-                                + " states no max_limit; asking for pages of {} (said once)", settings.relay().url(),
-                                refusedSize, why, lowered.size());
-                    } else {
-                        LOG.info("relay {} refused a NIP-29 backlog page of {} events ({}); asking for pages of {}",
-                                settings.relay().url(), refusedSize, why, lowered.size());
-                    }
-                    requestPage();
-                }
-                case PageSize.AtOne atOne -> abort("the relay refused a NIP-29 backlog page of one event (" + why
-                        + "), so the page size is not the reason");
-            }
-        }
-
-        private void send(String text) {
-            link.send(text);
-        }
-
-        void receive(RelayMessage message) {
-            switch (message) {
-                case RelayMessage.Event event -> event(event.subscription(), event.event());
-                case RelayMessage.EndOfStoredEvents eose -> endOfStored(eose.subscription());
-                case RelayMessage.Closed closedByRelay -> {
-                    if (open(closedByRelay.subscription())) {
-                        closedByRelay(closedByRelay.subscription(), closedByRelay.message());
-                    }
-                }
-                case RelayMessage.Notice notice -> {
-                    LOG.info("relay notice on the NIP-29 feed: {}", notice.message());
-                    // A relay that refuses a page by NOTICE names no subscription: a page that brings nothing
-                    // soon after one counts as refused.
-                    String page;
-                    synchronized (this) {
-                        page = backlog.currentPageUntouched() ? backlog.currentPage() : null;
-                    }
-                    if (page != null) {
-                        watchPage(page, NOTICE_GRACE_MILLIS, "NOTICE " + notice.message());
-                    }
-                }
-                case RelayMessage.Ok ok -> LOG.debug("OK on the NIP-29 feed for {}, which sends no events",
-                        ok.eventId());
-                case RelayMessage.Auth auth -> {
-                    // the connection layer passes challenges to challenged()
-                }
-                case RelayMessage.Other other -> {
-                    // other message types do not concern the feed
-                }
-            }
-        }
-
-        /** Whether {@code subscription} is one of ours still open: the live one, the current page, the probe. */
-        private synchronized boolean open(String subscription) {
-            return subscription.equals(SUBSCRIPTION) || backlog.isCurrentPage(subscription)
-                    || (probing && subscription.equals(PROBE_SUBSCRIPTION));
-        }
-
-        private void event(String subscription, NostrEventJson.Decoded read) {
-            boolean page;
-            synchronized (this) {
-                page = backlog.isCurrentPage(subscription);
-            }
-            boolean probe = subscription.equals(PROBE_SUBSCRIPTION);
-            if (!page && !probe && !subscription.equals(SUBSCRIPTION)) {
-                return;
-            }
-            // A page is counted whole, events it cannot use included: a short count means the end of the backlog.
-            if (!(read instanceof NostrEventJson.Decoded.Event decoded)) {
-                if (page) {
-                    synchronized (this) {
-                        backlog.countedUnreadable();
-                    }
-                }
-                LOG.warn("ignoring a malformed event on the NIP-29 feed");
-                return;
-            }
-            NostrEvent event = decoded.event();
-            boolean live;
-            synchronized (this) {
-                live = !page && liveCaughtUp;
-                if (page) {
-                    backlog.counted(event);
-                }
-            }
-            if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
-                LOG.warn("ignoring event {} on the NIP-29 feed: {}", event.id(), invalid.reason());
-                return;
-            }
-            if (probe) {
-                synchronized (this) {
-                    otherSigners.add(event.pubkey());
-                }
-                return;
-            }
-            switch (event.kind()) {
-                case GroupDirectory.METADATA, GroupDirectory.ADMINS, GroupDirectory.MEMBERS -> state(event, live);
-                case GroupDirectory.REMOVE_USER, GroupDirectory.DELETE_GROUP -> {
-                    boolean hold;
-                    synchronized (this) {
-                        hold = !synced;
-                        if (hold) {
-                            backlog.hold(event, live);
-                        }
-                    }
-                    if (!hold) {
-                        moderate(event, live);
-                    }
-                }
-                default -> {
-                    // not asked for
-                }
-            }
-        }
-
-        private void state(NostrEvent event, boolean live) {
-            boolean byRelay = event.pubkey().equals(key.pubkey());
-            if (!directory.acceptState(event) && !byRelay) {
-                LOG.warn("ignoring group state event {} not signed by the relay's key {}", event.id(), key.pubkey());
-            }
-            if (!byRelay) {
-                return;
-            }
-            boolean confirmedNow;
-            synchronized (this) {
-                backlog.signedByTheRelay(event);
-                confirmedNow = live && awaitingSignedState;
-                if (confirmedNow) {
-                    awaitingSignedState = false;
-                }
-            }
-            if (confirmedNow && isCurrent()) {
-                directory.synced();
-                lastDown = null;
-                LOG.info("NIP-29 group feed from {} is in sync: the first group state signed by {} ({}) arrived",
-                        settings.relay().url(), key.pubkey(), key.source());
-            }
-        }
-
-        private void endOfStored(String subscription) {
-            if (subscription.equals(SUBSCRIPTION)) {
-                synchronized (this) {
-                    liveCaughtUp = true;
-                }
-                return;
-            }
-            if (subscription.equals(PROBE_SUBSCRIPTION)) {
-                if (open(subscription)) {
-                    send("[\"CLOSE\",\"" + PROBE_SUBSCRIPTION + "\"]");
-                    unconfirmed();
-                }
-                return;
-            }
-            GroupBacklog.PageEnd end;
-            synchronized (this) {
-                if (!backlog.isCurrentPage(subscription)) {
-                    return;
-                }
-                end = backlog.pageEnded(pageSize);
-            }
-            send("[\"CLOSE\",\"" + subscription + "\"]");
-            switch (end) {
-                case MORE -> requestPage();
-                case STUCK -> {
-                    String why;
-                    synchronized (this) {
-                        why = backlog.stuckReason(pageSize);
-                    }
-                    abort(why);
-                }
-                case DONE -> backlogRead();
-            }
-        }
-
-        /** Every page is read: carry out the held moderation, then decide whether the state can be trusted. */
-        private void backlogRead() {
-            List<NostrEvent> stored;
-            List<NostrEvent> live;
-            int signedState;
-            int pages;
-            synchronized (this) {
-                stored = backlog.heldStored();
-                live = backlog.heldLive();
-                signedState = backlog.signedState();
-                pages = backlog.pagesRead();
-                synced = true;
-            }
-            stored.forEach(event -> moderate(event, false));
-            live.forEach(event -> moderate(event, true));
-            if (signedState == 0 && !key.confirmed()) {
-                synchronized (this) {
-                    probing = true;
-                }
-                send("[\"REQ\",\"" + PROBE_SUBSCRIPTION + "\",{\"kinds\":[" + GroupDirectory.METADATA
-                        + "],\"limit\":" + PROBE_LIMIT + "}]");
-                return;
-            }
-            if (!isCurrent()) {
-                return;
-            }
-            link.healthy();
-            directory.synced();
-            lastDown = null;
-            LOG.info("NIP-29 group feed from {} is in sync: {} groups from {} state events signed by {} ({}), {}"
-                            + " backlog pages of up to {} events", settings.relay().url(), directory.groupCount(),
-                    signedState, key.pubkey(), key.source(), pages, pageSize);
-        }
-
-        /** The backlog had no group state signed by an unconfirmed key: most likely the wrong key. */
-        private void unconfirmed() {
-            List<PublicKey> others;
-            synchronized (this) {
-                probing = false;
-                others = otherSigners.stream().filter(k -> !k.equals(key.pubkey())).toList();
-                awaitingSignedState = true;
-            }
-            String why = "the relay has no group state signed by " + key.pubkey() + " (" + key.source() + "), and"
-                    + " its NIP-11 document does not name that key as its own (self); "
-                    + (others.isEmpty() ? "no group state is signed by any other key either"
-                    : "group state on the relay is signed by " + others.stream().map(PublicKey::hex).toList())
-                    + ". Answering unavailable until group state signed by " + key.pubkey() + " arrives";
-            if (isCurrent()) {
-                directory.unsynced(why);
-                LOG.warn("NIP-29 group feed from {}: {}", settings.relay().url(), why);
-            }
-        }
-
-        private boolean isCurrent() {
-            synchronized (lock) {
-                return current == this;
-            }
-        }
-
-        private void closedByRelay(String subscription, String why) {
-            if (subscription.equals(PROBE_SUBSCRIPTION) && !why.startsWith("auth-required:")) {
-                unconfirmed(); // the probe only explains; its refusal is no reason to drop the feed
-                return;
-            }
-            boolean page;
-            synchronized (this) {
-                page = backlog.isCurrentPage(subscription);
-            }
-            if (page && !why.startsWith("auth-required:")) {
-                pageRefused(subscription, "CLOSED " + (why.isEmpty() ? "(no reason)" : why));
-                return;
-            }
-            if (why.startsWith("auth-required:") && authSigner.isPresent()) {
-                boolean again;
-                synchronized (this) {
-                    if (link.authPending() && !authenticated) {
-                        return; // AUTH already sent; its OK restarts the sync
-                    }
-                    again = authenticated;
-                    if (!again) {
-                        authWanted = true;
-                    }
-                }
-                if (again) {
-                    abort("the relay still wants NIP-42 AUTH after accepting the sidecar's: " + why);
-                } else {
-                    authenticate();
-                }
-                return;
-            }
-            abort("the relay closed the group subscription " + subscription + ": "
-                    + (why.isEmpty() ? "(no reason)" : why));
-        }
-
-        /** A challenge arrived: answered when a subscription already asked for AUTH. */
-        void challenged() {
-            boolean wanted;
-            synchronized (this) {
-                wanted = authWanted;
-            }
-            if (wanted) {
-                authenticate();
-            }
-        }
-
-        /** Sends AUTH for the link's challenge; without one yet, {@link #challenged} sends it when it comes. */
-        private void authenticate() {
-            Optional<String> auth = link.authEvent(authSigner.orElseThrow(), clock);
-            if (auth.isEmpty()) {
-                return;
-            }
-            synchronized (this) {
-                authWanted = false;
-            }
-            send(auth.get());
-        }
-
-        void authAnswered(boolean accepted, String message) {
-            if (accepted) {
-                synchronized (this) {
-                    authenticated = true;
-                }
-                startSync(); // the same live subscription id again replaces it (NIP-01)
-            } else {
-                abort("the relay refused the sidecar's NIP-42 AUTH: " + message);
-            }
-        }
-
-        void abort(String why) {
-            link.abort(why);
-        }
     }
 }
