@@ -1,6 +1,5 @@
 package buzz.scheduled.adapters.http;
 
-import buzz.scheduled.adapters.http.HttpApi.Route;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Map;
