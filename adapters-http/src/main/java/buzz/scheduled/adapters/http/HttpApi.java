@@ -93,7 +93,8 @@ public final class HttpApi {
         this.probes = new ProbeAnswers(readiness, deadline, settings);
         this.documents = new PublicDocuments(settings);
         this.ownerSettings = new OwnerSettingsRoutes(settings);
-        this.routes = new Routes(settings, new OwnerRoutes(useCases, settings, metrics::refusal), ownerSettings,
+        OwnerRoutes owner = new OwnerRoutes(useCases, settings);
+        this.routes = new Routes(settings, owner, new OwnerBulkRoutes(owner, useCases, metrics::refusal), ownerSettings,
                 operatorAccess.useCases().map(OperatorRoutes::new), documents, probes, metrics,
                 new OperatorPage(settings.publicBaseUrl().toString()));
         this.server = new ApiServer(settings, routes, this.authentication, deadline,
