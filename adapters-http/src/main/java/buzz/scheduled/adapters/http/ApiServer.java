@@ -1,6 +1,5 @@
 package buzz.scheduled.adapters.http;
 
-import buzz.scheduled.adapters.http.HttpApi.Route;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;

@@ -47,15 +47,6 @@ import org.slf4j.LoggerFactory;
 public final class HttpApi {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
 
-    /** A route of the API: method and path template as registered ({@code /v1/scheduled-messages/{id}}). */
-    public record Route(String method, String path) {
-        public Route {
-            if (method == null || path == null || !path.startsWith("/")) {
-                throw new IllegalArgumentException("a route needs a method and an absolute path template");
-            }
-        }
-    }
-
     private final HttpSettings settings;
     private final RequestMetrics metrics = new RequestMetrics();
     private final DeadlineRunner deadline;
@@ -102,7 +93,8 @@ public final class HttpApi {
         this.probes = new ProbeAnswers(readiness, deadline, settings);
         this.documents = new PublicDocuments(settings);
         this.ownerSettings = new OwnerSettingsRoutes(settings);
-        this.routes = new Routes(settings, new OwnerRoutes(useCases, settings, metrics::refusal), ownerSettings,
+        OwnerRoutes owner = new OwnerRoutes(useCases, settings);
+        this.routes = new Routes(settings, owner, new OwnerBulkRoutes(owner, useCases, metrics::refusal), ownerSettings,
                 operatorAccess.useCases().map(OperatorRoutes::new), documents, probes, metrics,
                 new OperatorPage(settings.publicBaseUrl().toString()));
         this.server = new ApiServer(settings, routes, this.authentication, deadline,

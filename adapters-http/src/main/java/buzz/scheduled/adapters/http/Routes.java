@@ -1,6 +1,5 @@
 package buzz.scheduled.adapters.http;
 
-import buzz.scheduled.adapters.http.HttpApi.Route;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +13,8 @@ import java.util.function.Function;
  *
  * <ul>
  *   <li>owner routes under {@value OwnerRoutes#COLLECTION} — the batch, the bulk cancel and the series summary
- *       before the routes of one message, so their fixed paths are never read as a message id — and their CORS
- *       preflights ({@link Cors});</li>
+ *       ({@link OwnerBulkRoutes}) before the routes of one message ({@link OwnerRoutes}), so their fixed paths are
+ *       never read as a message id — and their CORS preflights ({@link Cors});</li>
  *   <li>public documents and probes: {@code /v1/info} and {@code /} (NIP-11), {@code /healthz}, {@code /readyz},
  *       {@code /metrics}, {@code /openapi.yaml} and the operator page under {@value OperatorPage#PAGE};</li>
  *   <li>operator routes: reservations, deletion reports and purges ({@link OperatorRoutes}) and the operators'
@@ -63,7 +62,7 @@ final class Routes {
     private volatile Optional<AttemptRoutes> history = Optional.empty();
     private volatile Optional<MessageActionRoutes> actions = Optional.empty();
 
-    Routes(HttpSettings settings, OwnerRoutes owner, OwnerSettingsRoutes ownerSettings,
+    Routes(HttpSettings settings, OwnerRoutes owner, OwnerBulkRoutes bulk, OwnerSettingsRoutes ownerSettings,
            Optional<OperatorRoutes> operator, PublicDocuments documents, ProbeAnswers probes, RequestMetrics metrics,
            OperatorPage page) {
         this.settings = settings;
@@ -71,9 +70,9 @@ final class Routes {
         this.entries = List.of(
                 ownerRoute("POST", OwnerRoutes.COLLECTION, owner::create),
                 ownerRoute("GET", OwnerRoutes.COLLECTION, owner::list),
-                new Entry(new Route("POST", OwnerRoutes.BATCH), new Handler.Owner(owner::batch, true)),
-                ownerRoute("POST", OwnerRoutes.CANCEL_MATCHING, owner::cancelMatching),
-                ownerRoute("GET", OwnerRoutes.SERIES + "/{series}", owner::series),
+                new Entry(new Route("POST", OwnerBulkRoutes.BATCH), new Handler.Owner(bulk::batch, true)),
+                ownerRoute("POST", OwnerBulkRoutes.CANCEL_MATCHING, bulk::cancelMatching),
+                ownerRoute("GET", OwnerBulkRoutes.SERIES + "/{series}", bulk::series),
                 ownerRoute("GET", OwnerRoutes.COLLECTION + "/{id}", owner::get),
                 ownerRoute("PUT", OwnerRoutes.COLLECTION + "/{id}", owner::revise),
                 ownerRoute("DELETE", OwnerRoutes.COLLECTION + "/{id}", owner::cancel),
@@ -82,9 +81,9 @@ final class Routes {
                         .map(routes -> routes.owner(request))
                         .orElseGet(() -> historyUnavailable()))),
                 ownerPreflight(OwnerRoutes.COLLECTION, "GET, POST"),
-                ownerPreflight(OwnerRoutes.BATCH, "POST"),
-                ownerPreflight(OwnerRoutes.CANCEL_MATCHING, "POST"),
-                ownerPreflight(OwnerRoutes.SERIES + "/{series}", "GET"),
+                ownerPreflight(OwnerBulkRoutes.BATCH, "POST"),
+                ownerPreflight(OwnerBulkRoutes.CANCEL_MATCHING, "POST"),
+                ownerPreflight(OwnerBulkRoutes.SERIES + "/{series}", "GET"),
                 ownerPreflight(OwnerRoutes.COLLECTION + "/{id}", "GET, PUT, DELETE"),
                 ownerPreflight(OwnerRoutes.COLLECTION + "/{id}/send-now", "POST"),
                 ownerPreflight(AttemptRoutes.OWNER, "GET"),

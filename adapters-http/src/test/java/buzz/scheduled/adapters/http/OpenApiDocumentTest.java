@@ -40,14 +40,14 @@ class OpenApiDocumentTest {
         }
     }
 
-    private static Set<HttpApi.Route> documented(String yaml) throws IOException {
+    private static Set<Route> documented(String yaml) throws IOException {
         JsonNode document = new ObjectMapper(new YAMLFactory()).readTree(yaml);
         assertThat(document.get("openapi").asText()).startsWith("3.1");
-        Set<HttpApi.Route> routes = new HashSet<>();
+        Set<Route> routes = new HashSet<>();
         for (Map.Entry<String, JsonNode> path : document.get("paths").properties()) {
             path.getValue().fieldNames().forEachRemaining(name -> {
                 if (METHODS.contains(name)) {
-                    routes.add(new HttpApi.Route(name.toUpperCase(java.util.Locale.ROOT), path.getKey()));
+                    routes.add(new Route(name.toUpperCase(java.util.Locale.ROOT), path.getKey()));
                 }
             });
         }
@@ -63,7 +63,7 @@ class OpenApiDocumentTest {
 
     @Test
     void documentedRoutes_areExactlyTheRegisteredRoutes() throws IOException {
-        Set<HttpApi.Route> documented = documented(classpathCopy());
+        Set<Route> documented = documented(classpathCopy());
 
         assertThat(Set.copyOf(api.api.routes())).isEqualTo(documented);
         assertThat(Set.copyOf(api.api.registeredRoutes())).isEqualTo(documented);
@@ -71,7 +71,7 @@ class OpenApiDocumentTest {
 
     @Test
     void everyDocumentedRoute_isServed() throws IOException {
-        for (HttpApi.Route route : documented(classpathCopy())) {
+        for (Route route : documented(classpathCopy())) {
             String path = route.path().replace("{id}", "00000000-0000-4000-8000-000000000001")
                     .replace("{series}", "00000000-0000-4000-8000-000000000002")
                     .replace("{channel}", "general").replace("{pubkey}", "a1".repeat(32));

@@ -2,19 +2,16 @@ package buzz.scheduled.bootstrap.config;
 
 import buzz.scheduled.adapters.http.ConnectionLimits;
 import buzz.scheduled.adapters.http.CorsOrigins;
-import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.RetentionSettings;
 import buzz.scheduled.application.service.SchedulingSettings;
-import buzz.scheduled.domain.nostr.Nip19;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.Backoff;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -129,119 +126,20 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
      */
     public static SidecarConfig fromEnvironment(Map<String, String> environment) {
         EnvironmentReader env = new EnvironmentReader(environment);
-
+        // Read area by area in this order, so the first malformed variable is the one reported.
         boolean enabled = env.onOff(BUZZ_SCHEDULED_MESSAGES, false);
         Path dataDirectory = env.path(BUZZ_DATA_DIR, Path.of("var"));
-
-        Optional<String> databaseUrl = env.text(DATABASE_URL);
-        databaseUrl.ifPresent(url -> requirePostgresUrl(DATABASE_URL, url, " (unset it to use the embedded database"
-                + " under " + BUZZ_DATA_DIR + ")"));
-        Optional<String> directUrl = env.text(BUZZ_DIRECT_DATABASE_URL);
-        directUrl.ifPresent(url -> requirePostgresUrl(BUZZ_DIRECT_DATABASE_URL, url, ""));
-        if (directUrl.isPresent() && databaseUrl.isEmpty()) {
-            throw new InvalidConfigurationException(BUZZ_DIRECT_DATABASE_URL, BUZZ_DIRECT_DATABASE_URL
-                    + " is set but " + DATABASE_URL + " is not: the direct URL is the unpooled way to the database"
-                    + " that " + DATABASE_URL + " names (the embedded database needs neither)");
-        }
-        int poolSize = (int) env.integer(BUZZ_DB_POOL_SIZE, 10, 2, 200, "connections");
-
-        String host = env.text(HTTP_HOST, "127.0.0.1");
-        int port = (int) env.integer(HTTP_PORT, 8088, 1, 65535, "TCP port");
-        String hostInUrl = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-        String baseText = env.text(PUBLIC_BASE_URL, "http://" + hostInUrl + ":" + port);
-        URI publicBase = env.uri(PUBLIC_BASE_URL, baseText, Set.of("http", "https"), "an absolute http(s) URL");
-        if (publicBase.getRawQuery() != null) {
-            throw new InvalidConfigurationException(PUBLIC_BASE_URL, PUBLIC_BASE_URL
-                    + " must not carry a ?query (it is a prefix that request paths are appended to), got '"
-                    + baseText + "'");
-        }
-        String withoutSlash = baseText.endsWith("/") ? baseText.substring(0, baseText.length() - 1) : baseText;
-        ConnectionLimits connections = connectionLimits(env);
-
-        URI relayUrl = env.uri(RELAY_URL, env.text(RELAY_URL, "ws://127.0.0.1:7777"), Set.of("ws", "wss"),
-                "a WebSocket URL");
-        URI relayAuthUrl = env.text(BUZZ_RELAY_AUTH_URL)
-                .map(url -> env.uri(BUZZ_RELAY_AUTH_URL, url, Set.of("ws", "wss"), "a WebSocket URL"))
-                .orElse(relayUrl);
-        Path keyFile = env.path(SIDECAR_SECRET_KEY_FILE, dataDirectory.resolve("sidecar.key"));
-        Duration informationRefresh = env.seconds(BUZZ_RELAY_INFO_REFRESH_SECONDS, 300, 1, 86_400);
-
-        Set<PublicKey> operators = operatorKeys(env);
-        AccessPolicyChoice policy = AccessPolicyChoice.parse(env.text(BUZZ_ACCESS_POLICY, "relay"));
-        Optional<URI> accessUrl = env.text(BUZZ_ACCESS_URL)
-                .map(url -> env.uri(BUZZ_ACCESS_URL, url, Set.of("http", "https"), "an absolute http(s) URL"));
-        if (policy == AccessPolicyChoice.HTTP && accessUrl.isEmpty()) {
-            throw new InvalidConfigurationException(BUZZ_ACCESS_URL, BUZZ_ACCESS_URL
-                    + " must be set when " + BUZZ_ACCESS_POLICY + "=http (the URL the access callback is sent to)");
-        }
-        Optional<PublicKey> relayPubkey = env.text(BUZZ_RELAY_PUBKEY).map(hex -> {
-            try {
-                return new PublicKey(hex);
-            } catch (IllegalArgumentException e) {
-                throw new InvalidConfigurationException(BUZZ_RELAY_PUBKEY, BUZZ_RELAY_PUBKEY
-                        + " must be the relay's pubkey, 64 lowercase hex characters, got '" + hex + "'");
-            }
-        });
-        int nip29PageSize = (int) env.integer(BUZZ_NIP29_PAGE_SIZE, 100, 1, 5_000, "events");
-
-        Limits limits = new Limits(
-                Duration.ofDays(env.integer(BUZZ_MAX_HORIZON_DAYS, 120, 1, 3650, "days")),
-                env.seconds(BUZZ_MAX_LATENESS_SECONDS, 900, 1, 7 * 86_400),
-                env.seconds(BUZZ_RELAY_MAX_FUTURE_SECONDS, 900, 0, 86_400),
-                (int) env.integer(BUZZ_MAX_PENDING_PER_OWNER, 100, 1, 1_000_000, "messages"),
-                allowedKinds(env));
-
-        OwnerLimits ownerLimits = ownerLimits(env);
-
-        Duration lease = env.seconds(BUZZ_LEASE_SECONDS, 60, 1, 3_600);
-        Duration publishTimeout = env.seconds(BUZZ_PUBLISH_TIMEOUT_SECONDS, 10, 1, 600);
-        Duration margin = env.seconds(BUZZ_LEASE_MARGIN_SECONDS, 5, 0, 600);
-        if (lease.compareTo(publishTimeout.plus(margin)) <= 0) {
-            throw new InvalidConfigurationException(BUZZ_LEASE_SECONDS, BUZZ_LEASE_SECONDS + " (" + lease.toSeconds()
-                    + ") must be longer than " + BUZZ_PUBLISH_TIMEOUT_SECONDS + " (" + publishTimeout.toSeconds()
-                    + ") plus " + BUZZ_LEASE_MARGIN_SECONDS + " (" + margin.toSeconds()
-                    + "): a claim must outlive the longest wait for the relay");
-        }
-        Duration retryBase = env.seconds(BUZZ_RETRY_BASE_SECONDS, 2, 1, 3_600);
-        Duration retryMax = env.seconds(BUZZ_RETRY_MAX_SECONDS, 120, 1, 86_400);
-        if (retryMax.compareTo(retryBase) < 0) {
-            throw new InvalidConfigurationException(BUZZ_RETRY_MAX_SECONDS, BUZZ_RETRY_MAX_SECONDS + " ("
-                    + retryMax.toSeconds() + ") must not be below " + BUZZ_RETRY_BASE_SECONDS + " ("
-                    + retryBase.toSeconds() + ")");
-        }
-        int maxInFlight = (int) env.integer(BUZZ_MAX_IN_FLIGHT, 1_000, 1, 10_000, "frames");
-        int claimBatch = (int) env.integer(BUZZ_CLAIM_BATCH_SIZE, Math.min(500, maxInFlight), 1, 10_000, "messages");
-        if (claimBatch > maxInFlight) {
-            throw new InvalidConfigurationException(BUZZ_CLAIM_BATCH_SIZE, BUZZ_CLAIM_BATCH_SIZE + " (" + claimBatch
-                    + ") must not exceed " + BUZZ_MAX_IN_FLIGHT + " (" + maxInFlight + ")");
-        }
-        Delivery delivery = new Delivery(lease, publishTimeout, margin,
-                env.seconds(BUZZ_REAP_GRACE_SECONDS, 10, 0, 3_600),
-                retryBase, retryMax, claimBatch, maxInFlight,
-                env.seconds(BUZZ_POLL_SECONDS, 30, 1, 3_600),
-                env.seconds(BUZZ_SHUTDOWN_GRACE_SECONDS, 15, 0, 600),
-                Duration.ofDays(env.integer(BUZZ_RETENTION_DAYS, 7, 1, 3650, "days")));
-
-        return new SidecarConfig(enabled, dataDirectory, new Database(databaseUrl, directUrl, poolSize),
-                new Http(host, port, URI.create(withoutSlash), connections), new Relay(relayUrl, relayAuthUrl, keyFile,
-                        informationRefresh),
-                new Access(operators, policy, accessUrl, relayPubkey, nip29PageSize), limits, delivery, operations(env),
-                ownerLimits, nostr(env, enabled));
-    }
-
-    private static Nostr nostr(EnvironmentReader env, boolean scheduledMessages) {
-        boolean dvm = env.onOff(BUZZ_DVM, false);
-        if (dvm && !scheduledMessages) {
-            throw new InvalidConfigurationException(BUZZ_DVM, BUZZ_DVM + "=on needs " + BUZZ_SCHEDULED_MESSAGES
-                    + "=on: the kind-5905 front door admits messages as the owner API does");
-        }
-        return new Nostr(dvm,
-                (int) env.integer(BUZZ_DVM_REQUESTS_PER_MINUTE, 30, 1, 100_000, "requests a minute"),
-                (int) env.integer(BUZZ_DVM_MAX_REQUEST_BYTES, Nostr.DEFAULT_MAX_REQUEST_BYTES, 1024, 16 << 20,
-                        "characters"),
-                env.onOff(BUZZ_NOTICES, false),
-                (int) env.integer(BUZZ_NOTICES_PER_OWNER_PER_HOUR, 12, 1, 3_600, "notices an hour"),
-                env.onOff(BUZZ_NOTICE_PRIVATE_RELAYS, false));
+        Database database = ConnectionConfigReader.database(env);
+        Http http = ConnectionConfigReader.http(env);
+        Relay relay = ConnectionConfigReader.relay(env, dataDirectory);
+        Access access = AccessConfigReader.access(env);
+        Limits limits = LimitsConfigReader.limits(env);
+        OwnerLimits ownerLimits = LimitsConfigReader.ownerLimits(env);
+        Delivery delivery = DeliveryConfigReader.delivery(env);
+        Operations operations = OperationsConfigReader.operations(env);
+        Nostr nostr = OperationsConfigReader.nostr(env, enabled);
+        return new SidecarConfig(enabled, dataDirectory, database, http, relay, access, limits, delivery, operations,
+                ownerLimits, nostr);
     }
 
     /**
@@ -263,76 +161,13 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
         public static final int DEFAULT_MAX_REQUEST_BYTES = 512 * 1024;
     }
 
-    private static OwnerLimits ownerLimits(EnvironmentReader env) {
-        int eventBytes = (int) env.integer(BUZZ_MAX_EVENT_BYTES, AdmissionRules.DEFAULT_MAX_EVENT_BYTES, 1024,
-                1024 * 1024, "bytes");
-        int eventTags = (int) env.integer(BUZZ_MAX_EVENT_TAGS, AdmissionRules.DEFAULT_MAX_EVENT_TAGS, 1, 100_000,
-                "tags");
-        int perMinute = (int) env.integer(BUZZ_OWNER_WRITES_PER_MINUTE, 60, 1, 100_000, "writes a minute");
-        int burst = (int) env.integer(BUZZ_OWNER_WRITE_BURST, 30, 1, 100_000, "writes");
-        int revisionsKept = (int) env.integer(BUZZ_MAX_REVISIONS_KEPT, CreateLimits.DEFAULT_REVISIONS_KEPT, 1, 100,
-                "revisions");
-        int pageBytes = (int) env.integer(BUZZ_LIST_PAGE_MAX_BYTES, ListQuery.DEFAULT_MAX_BYTES, 64 * 1024,
-                64 * 1024 * 1024, "bytes");
-        int perOwner = (int) env.integer(BUZZ_CHANNEL_WINDOW_PER_OWNER,
-                CreateLimits.DEFAULT_PER_OWNER_IN_CHANNEL_WINDOW, 1, 1_000_000, "messages");
-        int total = (int) env.integer(BUZZ_CHANNEL_WINDOW_TOTAL, Math.max(perOwner,
-                CreateLimits.DEFAULT_PER_CHANNEL_WINDOW), 1, 10_000_000, "messages");
-        if (total < perOwner) {
-            throw new InvalidConfigurationException(BUZZ_CHANNEL_WINDOW_TOTAL, BUZZ_CHANNEL_WINDOW_TOTAL + " (" + total
-                    + ") must not be below " + BUZZ_CHANNEL_WINDOW_PER_OWNER + " (" + perOwner
-                    + "): the channel-wide count includes every owner's");
-        }
-        return new OwnerLimits(eventBytes, eventTags, perMinute, burst, revisionsKept, pageBytes, perOwner, total);
-    }
-
-    private static ConnectionLimits connectionLimits(EnvironmentReader env) {
-        int max = (int) env.integer(BUZZ_HTTP_MAX_CONNECTIONS, ConnectionLimits.DEFAULT_MAX_CONNECTIONS, 1, 1_000_000,
-                "connections");
-        int perAddress = (int) env.integer(BUZZ_HTTP_MAX_CONNECTIONS_PER_IP,
-                ConnectionLimits.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, 0, 1_000_000, "connections; 0: no cap");
-        if (perAddress > max) {
-            throw new InvalidConfigurationException(BUZZ_HTTP_MAX_CONNECTIONS_PER_IP, BUZZ_HTTP_MAX_CONNECTIONS_PER_IP
-                    + " (" + perAddress + ") must not exceed " + BUZZ_HTTP_MAX_CONNECTIONS + " (" + max
-                    + "); 0 switches the per-address cap off");
-        }
-        Duration header = env.seconds(BUZZ_HTTP_HEADER_TIMEOUT_SECONDS,
-                ConnectionLimits.DEFAULT_HEADER_TIMEOUT.toSeconds(), 1, 3_600);
-        Duration body = env.seconds(BUZZ_HTTP_BODY_TIMEOUT_SECONDS, ConnectionLimits.DEFAULT_BODY_TIMEOUT.toSeconds(),
-                1, 3_600);
-        return new ConnectionLimits(max, perAddress, header, body, ConnectionLimits.DEFAULT_IDLE_TIMEOUT);
-    }
-
     /**
      * Only the logging variables, for the commands that log before (or without) the rest of the configuration.
      *
      * @throws InvalidConfigurationException naming {@code BUZZ_LOG_LEVEL} or {@code BUZZ_LOG_FORMAT}
      */
     public static Operations operationsFromEnvironment(Map<String, String> environment) {
-        return operations(new EnvironmentReader(environment));
-    }
-
-    private static Operations operations(EnvironmentReader env) {
-        String levelText = env.text(BUZZ_LOG_LEVEL, "INFO");
-        LogLevel level = LogLevel.parse(levelText).orElseThrow(() -> new InvalidConfigurationException(
-                BUZZ_LOG_LEVEL, BUZZ_LOG_LEVEL + " must be one of TRACE, DEBUG, INFO, WARN, ERROR, got '"
-                + levelText + "'"));
-        String formatText = env.text(BUZZ_LOG_FORMAT, "text");
-        LogFormat format = switch (formatText.toLowerCase(Locale.ROOT)) {
-            case "text" -> LogFormat.TEXT;
-            case "json" -> LogFormat.JSON;
-            default -> throw new InvalidConfigurationException(BUZZ_LOG_FORMAT, BUZZ_LOG_FORMAT
-                    + " must be text or json, got '" + formatText + "'");
-        };
-        CorsOrigins cors;
-        try {
-            cors = CorsOrigins.parse(env.text(BUZZ_CORS_ORIGINS, ""));
-        } catch (IllegalArgumentException e) {
-            throw new InvalidConfigurationException(BUZZ_CORS_ORIGINS, BUZZ_CORS_ORIGINS
-                    + " must be empty, * or a comma list of origins such as https://chat.example.com: "
-                    + e.getMessage());
-        }
-        return new Operations(level, format, cors);
+        return OperationsConfigReader.operations(new EnvironmentReader(environment));
     }
 
     /**
@@ -397,64 +232,6 @@ public record SidecarConfig(boolean scheduledMessages, Path dataDirectory, Datab
     public DeliverySettings deliverySettings(DoubleSupplier jitter) {
         return new DeliverySettings(delivery.lease(), delivery.publishTimeout(), delivery.leaseMargin(),
                 delivery.reapGrace(), limits.maxLateness(), new Backoff(delivery.retryBase(), delivery.retryMax(), jitter));
-    }
-
-    private static void requirePostgresUrl(String variable, String url, String hint) {
-        String lower = url.toLowerCase(Locale.ROOT);
-        if (!lower.startsWith("postgres://") && !lower.startsWith("postgresql://")
-                && !lower.startsWith("jdbc:postgresql:")) {
-            throw new InvalidConfigurationException(variable, variable
-                    + " must be postgres://user:pass@host:port/db or a jdbc:postgresql: URL" + hint);
-        }
-    }
-
-    private static Set<PublicKey> operatorKeys(EnvironmentReader env) {
-        Set<PublicKey> keys = new LinkedHashSet<>();
-        for (String item : env.text(RELAY_OPERATOR_PUBKEYS, "").split(",")) {
-            String key = item.strip();
-            if (key.isEmpty()) {
-                continue;
-            }
-            try {
-                // NIP-19: people copy keys as npub; the wire and the routes compare hex.
-                keys.add(key.regionMatches(true, 0, Nip19.NPUB + "1", 0, 5) ? Nip19.publicKey(key) : new PublicKey(key));
-            } catch (IllegalArgumentException e) {
-                throw new InvalidConfigurationException(RELAY_OPERATOR_PUBKEYS, RELAY_OPERATOR_PUBKEYS
-                        + " must be comma-separated pubkeys, each 64 lowercase hex characters or an npub1...; '" + key
-                        + "' is not one (" + e.getMessage() + ")");
-            }
-        }
-        return Set.copyOf(keys);
-    }
-
-    private static Set<Integer> allowedKinds(EnvironmentReader env) {
-        Optional<String> raw = env.text(BUZZ_ALLOWED_KINDS);
-        if (raw.isEmpty()) {
-            return AdmissionRules.DEFAULT_KINDS;
-        }
-        Set<Integer> kinds = new LinkedHashSet<>();
-        for (String item : raw.get().split(",")) {
-            String text = item.strip();
-            if (text.isEmpty()) {
-                continue;
-            }
-            int kind;
-            try {
-                kind = Integer.parseInt(text);
-            } catch (NumberFormatException e) {
-                kind = -1;
-            }
-            if (kind < 0 || kind > 65_535) {
-                throw new InvalidConfigurationException(BUZZ_ALLOWED_KINDS, BUZZ_ALLOWED_KINDS
-                        + " must be comma-separated event kinds from 0 to 65535; '" + text + "' is not one");
-            }
-            kinds.add(kind);
-        }
-        if (kinds.isEmpty()) {
-            throw new InvalidConfigurationException(BUZZ_ALLOWED_KINDS, BUZZ_ALLOWED_KINDS
-                    + " must name at least one event kind, got '" + raw.get() + "'");
-        }
-        return Set.copyOf(kinds);
     }
 
     /** Which access policy decides whether an owner may post in a channel ({@code BUZZ_ACCESS_POLICY}). */

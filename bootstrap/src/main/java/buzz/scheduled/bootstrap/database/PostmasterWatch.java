@@ -154,7 +154,7 @@ final class PostmasterWatch implements AutoCloseable {
         while (!closing && System.nanoTime() < deadline) {
             attempts++;
             try {
-                EmbeddedDatabase.clearLeftovers(pgdata, Duration.ofSeconds(10));
+                EmbeddedServer.clearLeftovers(pgdata, Duration.ofSeconds(10));
                 Process process = new ProcessBuilder(command.get())
                         .redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log))

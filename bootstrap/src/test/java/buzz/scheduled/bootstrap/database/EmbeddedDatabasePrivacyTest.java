@@ -83,7 +83,7 @@ class EmbeddedDatabasePrivacyTest {
         }
         assertThat(mode(dataDir.resolve(EmbeddedPasswords.FILE))).isEqualTo("rw-------");
         assertThat(mode(dataDir.resolve(EmbeddedBinaries.DIRECTORY))).isEqualTo("rwx------");
-        assertThat(Files.readString(dataDir.resolve("pgdata/pg_hba.conf"))).isEqualTo(EmbeddedDatabase.HBA_CONF)
+        assertThat(Files.readString(dataDir.resolve("pgdata/pg_hba.conf"))).isEqualTo(EmbeddedCluster.HBA_CONF)
                 .doesNotContain("trust");
     }
 
@@ -140,7 +140,7 @@ class EmbeddedDatabasePrivacyTest {
                 .setPort(oldPort)
                 .setPGStartupWait(STARTUP)
                 .setServerConfig("unix_socket_directories", "''")
-                .setDataDirectoryCustomizer(cluster -> write(cluster.toPath().resolve(EmbeddedDatabase.INITDB_COMPLETE)))
+                .setDataDirectoryCustomizer(cluster -> write(cluster.toPath().resolve(EmbeddedCluster.INITDB_COMPLETE)))
                 .start();
         String oldUrl = old.getJdbcUrl("postgres", "postgres");
         try {

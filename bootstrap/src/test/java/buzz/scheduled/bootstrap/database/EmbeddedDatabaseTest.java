@@ -88,14 +88,14 @@ class EmbeddedDatabaseTest {
             assertThat(query(started.jdbcUrl(), "SELECT 1")).isEqualTo("1");
         }
         assertThat(dataDir.resolve("pgdata.incomplete-1").resolve("postgresql.conf")).exists();
-        assertThat(pgdata.resolve(EmbeddedDatabase.INITDB_COMPLETE)).exists();
+        assertThat(pgdata.resolve(EmbeddedCluster.INITDB_COMPLETE)).exists();
     }
 
     @Test
     void start_clusterOfAnotherMajorVersion_refusesNamingBothVersions() throws IOException {
         Path pgdata = Files.createDirectories(dataDir.resolve("pgdata"));
         Files.writeString(pgdata.resolve("PG_VERSION"), "16\n");
-        Files.writeString(pgdata.resolve(EmbeddedDatabase.INITDB_COMPLETE), "");
+        Files.writeString(pgdata.resolve(EmbeddedCluster.INITDB_COMPLETE), "");
 
         assertThatThrownBy(() -> EmbeddedDatabase.start(dataDir, STARTUP, STOP))
                 .isInstanceOf(IllegalStateException.class)
@@ -109,7 +109,7 @@ class EmbeddedDatabaseTest {
             taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             Files.writeString(dataDir.resolve(EmbeddedDatabase.STATE_FILE), "port=" + taken.getLocalPort() + "\n");
 
-            int chosen = EmbeddedDatabase.choosePort(dataDir.resolve(EmbeddedDatabase.STATE_FILE));
+            int chosen = EmbeddedPort.choosePort(dataDir.resolve(EmbeddedDatabase.STATE_FILE));
 
             assertThat(chosen).isNotEqualTo(taken.getLocalPort()).isPositive();
             assertThat(rememberedPort()).isEqualTo(chosen);
@@ -125,18 +125,18 @@ class EmbeddedDatabaseTest {
         }
         Files.writeString(dataDir.resolve(EmbeddedDatabase.STATE_FILE), "port=" + free + "\n");
 
-        assertThat(EmbeddedDatabase.choosePort(dataDir.resolve(EmbeddedDatabase.STATE_FILE))).isEqualTo(free);
+        assertThat(EmbeddedPort.choosePort(dataDir.resolve(EmbeddedDatabase.STATE_FILE))).isEqualTo(free);
     }
 
     @Test
     void isPostmasterOn_matchesOnlyPostgresStartedOnThatDirectory() {
         Path pgdata = Path.of("/srv/buzz/var/pgdata");
 
-        assertThat(EmbeddedDatabase.isPostmasterOn("/tmp/embedded-pg/PG-1/bin/postgres",
+        assertThat(EmbeddedServer.isPostmasterOn("/tmp/embedded-pg/PG-1/bin/postgres",
                 List.of("-D", "/srv/buzz/var/pgdata", "-p", "5432"), pgdata)).isTrue();
-        assertThat(EmbeddedDatabase.isPostmasterOn("/usr/lib/postgresql/15/bin/postgres",
+        assertThat(EmbeddedServer.isPostmasterOn("/usr/lib/postgresql/15/bin/postgres",
                 List.of("-D", "/var/lib/postgresql/15/main"), pgdata)).isFalse();
-        assertThat(EmbeddedDatabase.isPostmasterOn("/usr/bin/java",
+        assertThat(EmbeddedServer.isPostmasterOn("/usr/bin/java",
                 List.of("-D", "/srv/buzz/var/pgdata"), pgdata)).isFalse();
     }
 
