@@ -92,7 +92,7 @@ public final class InMemoryDeliveryStore implements DeliveryStore, AttemptHistor
                 store.put(next);
                 NostrEvent event = next.event().orElseThrow();
                 claimed.add(new ClaimedMessage(new Claim(next.id(), token), next.revision(), next.eventId(),
-                        NostrEventJson.write(event), next.owner(), next.channel(), next.dueAt(), now.plus(lease),
+                        NostrEventJson.write(event), event.kind(), next.owner(), next.channel(), next.dueAt(), now.plus(lease),
                         next.attempts(), store.tombstoned(next.channel()),
                         outcomeUnknown.contains(next.id()) ? EarlierSend.OUTCOME_UNKNOWN : EarlierSend.NONE));
             }
