@@ -2,7 +2,7 @@ package buzz.scheduled.adapters.postgres;
 
 import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.DueWorkSignal;
-import buzz.scheduled.application.port.out.InProcessDueWorkSignal;
+import buzz.scheduled.application.support.InProcessDueWorkSignal;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
