@@ -23,7 +23,7 @@ final class ClassWarmUp {
             "com.fasterxml.jackson.databind.ObjectMapper",
             "org.bouncycastle.crypto.signers.BIP340Signer",
             "buzz.scheduled.adapters.http.HttpApi",
-            "buzz.scheduled.adapters.postgres.PostgresScheduleStore",
+            "buzz.scheduled.adapters.postgres.PostgresMessageAdmission",
             "buzz.scheduled.adapters.relay.RelayClient",
             "buzz.scheduled.application.service.Dispatcher");
 

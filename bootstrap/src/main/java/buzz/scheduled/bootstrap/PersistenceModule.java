@@ -5,9 +5,11 @@ import buzz.scheduled.adapters.postgres.PostgresAttemptHistory;
 import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
 import buzz.scheduled.adapters.postgres.PostgresDatabaseProbe;
 import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
+import buzz.scheduled.adapters.postgres.PostgresMessageAdmission;
+import buzz.scheduled.adapters.postgres.PostgresOwnerMessageChanges;
+import buzz.scheduled.adapters.postgres.PostgresOwnerMessageQueries;
 import buzz.scheduled.adapters.postgres.PostgresQueueStatistics;
 import buzz.scheduled.adapters.postgres.PostgresReplayStore;
-import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;
 import buzz.scheduled.application.port.out.AdminMessageQueries;
 import buzz.scheduled.application.port.out.AttemptHistory;
@@ -79,23 +81,20 @@ public final class PersistenceModule extends AbstractModule {
 
     @Provides
     @Singleton
-    PostgresScheduleStore scheduleStore(DataSource dataSource) {
-        return new PostgresScheduleStore(dataSource);
+    OwnerMessageQueries ownerMessageQueries(DataSource dataSource) {
+        return new PostgresOwnerMessageQueries(dataSource);
     }
 
     @Provides
-    OwnerMessageQueries ownerMessageQueries(PostgresScheduleStore store) {
-        return store;
+    @Singleton
+    MessageAdmission messageAdmission(DataSource dataSource) {
+        return new PostgresMessageAdmission(dataSource);
     }
 
     @Provides
-    MessageAdmission messageAdmission(PostgresScheduleStore store) {
-        return store;
-    }
-
-    @Provides
-    OwnerMessageChanges ownerMessageChanges(PostgresScheduleStore store) {
-        return store;
+    @Singleton
+    OwnerMessageChanges ownerMessageChanges(DataSource dataSource) {
+        return new PostgresOwnerMessageChanges(dataSource);
     }
 
     @Provides

@@ -13,7 +13,7 @@ import buzz.scheduled.adapters.relay.archfixture.RelayClassWithItsOwnClock;
 import buzz.scheduled.application.archfixture.ApplicationClassReadingTheClock;
 import buzz.scheduled.application.archfixture.ApplicationClassUsingAnAdapter;
 import buzz.scheduled.application.port.in.archfixture.UseCaseReturningAService;
-import buzz.scheduled.application.port.out.InProcessDueWorkSignal;
+import buzz.scheduled.application.support.InProcessDueWorkSignal;
 import buzz.scheduled.application.port.out.archfixture.OutboundPortNamingAService;
 import buzz.scheduled.application.service.DeletionService;
 import buzz.scheduled.application.service.OwnerMessagesService;
@@ -105,7 +105,7 @@ class ArchitectureRulesTest {
     }
 
     @Test
-    void serviceRule_listenerUsingTheInProcessSignalBesideItsPort_isAllowed() {
+    void serviceRule_listenerUsingTheInProcessSignalFromSupport_isAllowed() {
         EvaluationResult result = evaluate(ArchitectureTest.adapters_do_not_depend_on_application_services,
                 PostgresDueWorkSignal.class, InProcessDueWorkSignal.class);
 

@@ -7,7 +7,7 @@ import buzz.scheduled.application.fakes.InMemoryAdminMessageQueries;
 import buzz.scheduled.application.fakes.FakeOwnerWriteLimiter;
 import buzz.scheduled.application.fakes.InMemoryChannelAdministration;
 import buzz.scheduled.application.fakes.InMemoryDeliveryStore;
-import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.fakes.InMemoryOwnerMessages;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
@@ -83,7 +83,7 @@ final class ApiFixture implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     final SettableClock clock = new SettableClock(START);
-    final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    final InMemoryOwnerMessages store = new InMemoryOwnerMessages(clock);
     final InMemoryDeliveryStore delivery = new InMemoryDeliveryStore(store, clock);
     final FaultyScheduleStore faults = new FaultyScheduleStore(store);
     final FakeEventSignatures signatures = new FakeEventSignatures();

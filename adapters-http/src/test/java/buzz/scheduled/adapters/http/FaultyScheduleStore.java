@@ -1,6 +1,6 @@
 package buzz.scheduled.adapters.http;
 
-import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.fakes.InMemoryOwnerMessages;
 import buzz.scheduled.application.port.in.CancelMatchingUseCase.CancelMatchingResult;
 import buzz.scheduled.application.port.in.CancelMatchingUseCase.Selection;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
@@ -33,12 +33,12 @@ import java.util.concurrent.TimeUnit;
 final class FaultyScheduleStore implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {
     enum Mode { HEALTHY, POOL_TIMEOUT, HANG, READ_ONLY }
 
-    private final InMemoryScheduleStore delegate;
+    private final InMemoryOwnerMessages delegate;
     private volatile Mode mode = Mode.HEALTHY;
     private final CountDownLatch released = new CountDownLatch(1);
     private final CountDownLatch hanging = new CountDownLatch(1);
 
-    FaultyScheduleStore(InMemoryScheduleStore delegate) {
+    FaultyScheduleStore(InMemoryOwnerMessages delegate) {
         this.delegate = delegate;
     }
 

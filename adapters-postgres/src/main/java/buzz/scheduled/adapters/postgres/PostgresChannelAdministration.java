@@ -59,7 +59,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
         return SessionFaults.retriedOnce(() -> dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
             tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class,
-                    val(PostgresScheduleStore.CHANNEL_LOCK), val(name))).fetch();
+                    val(OwnerMessageRows.CHANNEL_LOCK), val(name))).fetch();
             boolean newlyDeleted = tx.insertInto(CHANNEL_TOMBSTONE)
                     .set(CHANNEL_TOMBSTONE.CHANNEL, name)
                     .set(CHANNEL_TOMBSTONE.DELETED_AT, NOW)

@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.postgres;
 import buzz.scheduled.application.port.out.AttemptHistory;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.domain.nostr.EventId;
+import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.FencingToken;
@@ -37,7 +38,11 @@ import javax.sql.DataSource;
  * {@code ctid}, so the update itself is a TID scan, not one primary-key probe per row; a row changed by someone else
  * between the lock and the update fails the re-checked {@code ctid} and {@code state} conditions and is simply not
  * claimed this time. One fencing token is drawn per claim statement: a token names a claim of a row, and no row is
- * claimed twice by one statement. Every decision on time is {@code now()} inside the statement.
+ * claimed twice by one statement. Every decision on time is {@code now()} inside the statement. The claim also
+ * returns each event's UTF-8 length and kind, read from the stored text by PostgreSQL, so the dispatcher neither
+ * counts nor parses the event it sends. The kind is the number after the text's {@code "kind"} key: a NIP-01 event has
+ * no other object, and inside a JSON string a quote is escaped, so no other {@code "kind":} can occur; a regular
+ * expression, unlike a cast to {@code json}, cannot fail the whole claim on one stored text it cannot read.
  *
  * <p>{@link #finish} writes a whole set of outcomes as one statement over {@code unnest} of arrays (with the relay's
  * words of a failure or retry in {@code last_error}, for the operator's view); when that
@@ -65,7 +70,8 @@ public final class PostgresDeliveryStore implements DeliveryStore {
             RETURNING m.id, m.fencing_token, m.revision, m.event_id, m.event_json, m.owner, m.channel, m.due_at,
                       m.lease_until, m.attempts, now(),
                       EXISTS (SELECT 1 FROM channel_tombstone t WHERE t.channel = m.channel),
-                      octet_length(m.event_json), m.outcome_unknown""".formatted(
+                      octet_length(m.event_json), m.outcome_unknown,
+                      substring(m.event_json FROM '"kind"[[:space:]]*:[[:space:]]*([0-9]{1,5})')::int""".formatted(
             StateLiterals.CLAIMED_INTO, StateLiterals.CLAIMABLE, StateLiterals.CLAIMABLE);
 
     /**
@@ -222,7 +228,8 @@ public final class PostgresDeliveryStore implements DeliveryStore {
                     claimed.add(new ClaimedMessage(
                             new Claim(new ScheduleId(rows.getObject(1, UUID.class)), new FencingToken(rows.getLong(2))),
                             new Revision(rows.getInt(3)), new EventId(rows.getString(4)), rows.getString(5),
-                            rows.getInt(13), new PublicKey(rows.getString(6)), new Channel(rows.getString(7)), instant(rows, 8),
+                            rows.getInt(13), kind(rows), new PublicKey(rows.getString(6)),
+                            new Channel(rows.getString(7)), instant(rows, 8),
                             instant(rows, 9), rows.getInt(10), rows.getBoolean(12),
                             rows.getBoolean(14) ? EarlierSend.OUTCOME_UNKNOWN : EarlierSend.NONE));
                 }
@@ -231,6 +238,12 @@ public final class PostgresDeliveryStore implements DeliveryStore {
         } catch (SQLException e) {
             throw failed("claiming due messages", e);
         }
+    }
+
+    /** The claimed event's kind, or {@link ClaimedMessage#UNKNOWN_KIND} when its stored text names none it may have. */
+    private static int kind(ResultSet rows) throws SQLException {
+        Integer kind = rows.getObject(15, Integer.class);
+        return kind == null || kind > NostrEvent.MAX_KIND ? ClaimedMessage.UNKNOWN_KIND : kind;
     }
 
     @Override

@@ -2,7 +2,7 @@ package buzz.scheduled.adapters.postgres;
 
 import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.DueWorkSignal;
-import buzz.scheduled.application.port.out.InProcessDueWorkSignal;
+import buzz.scheduled.application.support.InProcessDueWorkSignal;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -41,11 +41,11 @@ import org.slf4j.LoggerFactory;
  * counts as listening only once it hears it back within {@link ListenSettings#selfCheckWithin()}; other nodes
  * ignore these test payloads.
  *
- * <p>Log lines follow its {@link Standing}, not its attempts (docs/failure-scenarios.md F33): a dropped session that
- * the first, immediate reconnect replaces is no outage and logs nothing above DEBUG; an outage (a reconnect that
- * fails, or a session that drops again within {@link ListenSettings#steadyAfter()} of the last one) is logged once
- * at WARN when it begins and once at INFO when the listener has been listening for {@code steadyAfter} again, with
- * how long it lasted and how many drops and failed attempts it held.
+ * <p>Log lines follow its {@link ListenerStandings.Standing}, not its attempts (docs/failure-scenarios.md F33): a
+ * dropped session that the first, immediate reconnect replaces is no outage and logs nothing above DEBUG; an outage
+ * (a reconnect that fails, or a session that drops again within {@link ListenSettings#steadyAfter()} of the last
+ * one) is logged once at WARN when it begins and once at INFO when the listener has been listening for
+ * {@code steadyAfter} again, with how long it lasted and how many drops and failed attempts it held.
  */
 public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice {
     /** The channel migration V2 notifies. */
@@ -105,36 +105,15 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
         }
     }
 
-    /**
-     * Where the listener stands, which decides its log lines (never its reconnect attempts, which are the same in
-     * every standing but the first after a quiet drop).
-     */
-    sealed interface Standing {
-        /** Listening (or never connected yet) with no outage open; {@code lastDropNanos} is 0 if never dropped. */
-        record Steady(long lastDropNanos) implements Standing {
-        }
-
-        /** The session just dropped; the immediate reconnect has not answered yet. Nothing logged above DEBUG. */
-        record Repairing(long droppedAtNanos, String reason) implements Standing {
-        }
-
-        /**
-         * An outage, logged once at WARN: not listening, or listening for less than {@code steadyAfter} since
-         * {@code listeningSinceNanos} (0 while not listening).
-         */
-        record Outage(long sinceNanos, int drops, int failedAttempts, long listeningSinceNanos) implements Standing {
-        }
-    }
-
     private final Connector connector;
     private final ListenSettings settings;
     private final InProcessDueWorkSignal handOff = new InProcessDueWorkSignal();
     private final CountDownLatch closing = new CountDownLatch(1);
     private final AtomicLong connects = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
-    private final AtomicLong outages = new AtomicLong();
+    private final ListenerStandings standings;
     private volatile Connection current;
-    private volatile Standing standing = new Standing.Steady(0);
+    private volatile ListenerStandings.Standing standing = new ListenerStandings.Standing.Steady(0);
     private volatile boolean listening;
     private volatile Thread listener;
 
@@ -147,6 +126,7 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
         }
         this.connector = connector;
         this.settings = settings;
+        this.standings = new ListenerStandings(settings, handOff::wakeUp);
     }
 
     /** Listens on the database at {@code url} with {@link ListenSettings#DEFAULT}, started. */
@@ -230,11 +210,11 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
 
     /** Outages so far (each logged once at WARN); a drop the immediate reconnect repaired is none. */
     public long outages() {
-        return outages.get();
+        return standings.outages();
     }
 
     /** Where the listener stands now (for tests). */
-    Standing standing() {
+    ListenerStandings.Standing standing() {
         return standing;
     }
 
@@ -284,7 +264,7 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
                 listened = true;
                 connects.incrementAndGet();
                 backoff = settings.firstRetry();
-                standing = listeningAgain(standing, everListened);
+                standing = standings.listeningAgain(standing, everListened);
                 everListened = true;
                 handOff.notifyDue(Optional.empty());
                 receive(connection, pg);
@@ -304,8 +284,8 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
             if (closed()) {
                 break;
             }
-            standing = listened ? dropped(standing, reason) : failedAttempt(standing, reason);
-            if (standing instanceof Standing.Repairing) {
+            standing = listened ? standings.dropped(standing, reason) : standings.failedAttempt(standing, reason);
+            if (standing instanceof ListenerStandings.Standing.Repairing) {
                 continue; // a session that just dropped is replaced at once
             }
             if (awaitClosing(backoff)) {
@@ -315,88 +295,6 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
                     ? settings.maxRetry() : backoff.multipliedBy(2);
         }
         LOG.info("due-work listener stopped");
-    }
-
-    /** The standing once {@code LISTEN} works (again). */
-    private Standing listeningAgain(Standing standing, boolean everListened) {
-        long now = System.nanoTime();
-        return switch (standing) {
-            case Standing.Steady steady -> {
-                if (!everListened) {
-                    LOG.info("listening on {} for due work", CHANNEL);
-                }
-                yield steady;
-            }
-            case Standing.Repairing repairing -> {
-                LOG.debug("the listener's session was replaced {} ms after it dropped ({})",
-                        (now - repairing.droppedAtNanos()) / 1_000_000, repairing.reason());
-                yield new Standing.Steady(repairing.droppedAtNanos());
-            }
-            case Standing.Outage outage -> new Standing.Outage(outage.sinceNanos(), outage.drops(),
-                    outage.failedAttempts(), now);
-        };
-    }
-
-    /** The standing after a session that was listening dropped, for {@code reason}. */
-    private Standing dropped(Standing standing, String reason) {
-        long now = System.nanoTime();
-        return switch (standing) {
-            case Standing.Steady steady when steady.lastDropNanos() != 0
-                    && now - steady.lastDropNanos() < settings.steadyAfter().toNanos() -> {
-                beginOutage("keeps dropping: twice within " + settings.steadyAfter().toSeconds() + " s, last time "
-                        + reason);
-                yield new Standing.Outage(steady.lastDropNanos(), 2, 0, 0);
-            }
-            case Standing.Steady steady -> {
-                LOG.debug("the listener's session dropped ({}); replacing it at once", reason);
-                yield new Standing.Repairing(now, reason);
-            }
-            case Standing.Repairing repairing -> throw new IllegalStateException("a repairing listener never listened");
-            case Standing.Outage outage -> {
-                LOG.debug("due-work listener dropped again ({})", reason);
-                yield new Standing.Outage(outage.sinceNanos(), outage.drops() + 1, outage.failedAttempts(), 0);
-            }
-        };
-    }
-
-    /** The standing after an attempt to connect, {@code LISTEN} and hear the test notification failed. */
-    private Standing failedAttempt(Standing standing, String reason) {
-        return switch (standing) {
-            case Standing.Steady steady -> {
-                beginOutage(reason);
-                yield new Standing.Outage(System.nanoTime(), 0, 1, 0);
-            }
-            case Standing.Repairing repairing -> {
-                beginOutage(repairing.reason() + "; reconnecting failed: " + reason);
-                yield new Standing.Outage(repairing.droppedAtNanos(), 1, 1, 0);
-            }
-            case Standing.Outage outage -> {
-                LOG.debug("due-work listener still down ({})", reason);
-                yield new Standing.Outage(outage.sinceNanos(), outage.drops(), outage.failedAttempts() + 1, 0);
-            }
-        };
-    }
-
-    private void beginOutage(String reason) {
-        outages.incrementAndGet();
-        LOG.warn("due-work listener is down ({}); reconnecting with backoff up to {} s. Meanwhile this process still"
-                + " wakes at once for its own changes; other nodes' changes wait for the dispatcher's poll", reason,
-                settings.maxRetry().toSeconds());
-        // A sleeping dispatcher re-plans its sleep: while nothing is heard it polls fast.
-        handOff.wakeUp();
-    }
-
-    /** Ends an outage whose listener has been listening for {@code steadyAfter}; any other standing as it is. */
-    private Standing steadiness(Standing standing) {
-        if (standing instanceof Standing.Outage outage && outage.listeningSinceNanos() != 0
-                && System.nanoTime() - outage.listeningSinceNanos() >= settings.steadyAfter().toNanos()) {
-            LOG.info("listening on {} for due work again, steadily for {} s, after an outage of {} ms with {} drop(s)"
-                            + " and {} failed attempt(s)", CHANNEL, settings.steadyAfter().toSeconds(),
-                    (outage.listeningSinceNanos() - outage.sinceNanos()) / 1_000_000, outage.drops(),
-                    outage.failedAttempts());
-            return new Standing.Steady(0);
-        }
-        return standing;
     }
 
     /**
@@ -440,7 +338,7 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
 
     /**
      * Hands notifications over until the connection fails or the signal is closed, ending an outage once it has been
-     * listening steadily (see {@link #steadiness}).
+     * listening steadily (see {@link ListenerStandings#steadiness}).
      *
      * @throws SQLException when the connection fails
      */
@@ -448,9 +346,9 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
         long livenessNanos = settings.livenessEvery().toNanos();
         long nextLiveness = System.nanoTime() + livenessNanos;
         while (!closed()) {
-            standing = steadiness(standing);
+            standing = standings.steadiness(standing);
             long wait = nextLiveness - System.nanoTime();
-            if (standing instanceof Standing.Outage outage) {
+            if (standing instanceof ListenerStandings.Standing.Outage outage) {
                 wait = Math.min(wait, outage.listeningSinceNanos() + settings.steadyAfter().toNanos()
                         - System.nanoTime());
             }

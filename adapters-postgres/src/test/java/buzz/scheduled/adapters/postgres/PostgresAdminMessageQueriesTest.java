@@ -2,6 +2,7 @@ package buzz.scheduled.adapters.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.AdminMessageQueries;
 import buzz.scheduled.application.port.out.AdminMessageQueriesContract;
@@ -16,15 +17,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The operators' message queries' contract against PostgreSQL, and the relay's words only PostgreSQL keeps. */
-class PostgresAdminMessageQueriesTest extends AdminMessageQueriesContract<PostgresScheduleStore> {
+class PostgresAdminMessageQueriesTest extends AdminMessageQueriesContract<PostgresOwnerMessages> {
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @Override
-    protected PostgresScheduleStore emptyStore() {
+    protected PostgresOwnerMessages emptyStore() {
         db.truncateAllTables();
-        return new PostgresScheduleStore(db.dataSource());
+        return new PostgresOwnerMessages(db.dataSource());
     }
 
     @Override

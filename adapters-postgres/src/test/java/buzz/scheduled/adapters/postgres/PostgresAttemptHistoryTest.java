@@ -2,6 +2,7 @@ package buzz.scheduled.adapters.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.AttemptHistory;
 import buzz.scheduled.application.port.out.AttemptHistoryContract;
@@ -20,15 +21,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The attempt history's contract against PostgreSQL, and what only the table shows: the relay's words cut as
  * {@code last_error} keeps them, the bound per message, and rows going with their message.
  */
-class PostgresAttemptHistoryTest extends AttemptHistoryContract<PostgresScheduleStore> {
+class PostgresAttemptHistoryTest extends AttemptHistoryContract<PostgresOwnerMessages> {
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @Override
-    protected PostgresScheduleStore emptyStore() {
+    protected PostgresOwnerMessages emptyStore() {
         db.truncateAllTables();
-        return new PostgresScheduleStore(db.dataSource());
+        return new PostgresOwnerMessages(db.dataSource());
     }
 
     @Override

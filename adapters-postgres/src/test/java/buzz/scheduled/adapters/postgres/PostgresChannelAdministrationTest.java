@@ -1,5 +1,6 @@
 package buzz.scheduled.adapters.postgres;
 
+import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.ChannelAdministrationContract;
@@ -9,15 +10,15 @@ import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The channel administration contract against PostgreSQL (a scratch database with this build's migrations). */
-class PostgresChannelAdministrationTest extends ChannelAdministrationContract<PostgresScheduleStore> {
+class PostgresChannelAdministrationTest extends ChannelAdministrationContract<PostgresOwnerMessages> {
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @Override
-    protected PostgresScheduleStore emptyStore() {
+    protected PostgresOwnerMessages emptyStore() {
         db.truncateAllTables();
-        return new PostgresScheduleStore(db.dataSource());
+        return new PostgresOwnerMessages(db.dataSource());
     }
 
     @Override

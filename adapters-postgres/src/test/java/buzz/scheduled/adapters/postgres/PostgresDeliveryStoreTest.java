@@ -3,6 +3,7 @@ package buzz.scheduled.adapters.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.fakes.TestEvents;
 import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
@@ -43,16 +44,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a grouped write isolates the one row whose write fails, an unreachable database fails the whole call, and the
  * finishing write never deadlocks with a channel deletion.
  */
-class PostgresDeliveryStoreTest extends DeliveryStoreContract<PostgresScheduleStore> {
+class PostgresDeliveryStoreTest extends DeliveryStoreContract<PostgresOwnerMessages> {
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @Override
-    protected PostgresScheduleStore emptyStore() {
+    protected PostgresOwnerMessages emptyStore() {
         db.truncateAllTables();
         db.execute("DROP TRIGGER IF EXISTS refuse_one_publish ON scheduled_message");
-        return new PostgresScheduleStore(db.dataSource());
+        return new PostgresOwnerMessages(db.dataSource());
     }
 
     @Override

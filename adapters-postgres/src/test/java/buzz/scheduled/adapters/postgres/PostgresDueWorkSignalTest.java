@@ -196,10 +196,10 @@ class PostgresDueWorkSignalTest {
         }
 
         assertThat(signal.outages()).as("four drops in quick succession are one outage (F33)").isEqualTo(1);
-        assertThat(signal.standing()).isInstanceOfSatisfying(PostgresDueWorkSignal.Standing.Outage.class,
+        assertThat(signal.standing()).isInstanceOfSatisfying(ListenerStandings.Standing.Outage.class,
                 outage -> assertThat(outage.drops()).isEqualTo(4));
         Poll.until("the outage to be over once it listened steadily for 2 s", Duration.ofSeconds(10),
-                () -> signal.standing() instanceof PostgresDueWorkSignal.Standing.Steady);
+                () -> signal.standing() instanceof ListenerStandings.Standing.Steady);
 
         long connected = signal.connects();
         db.terminateSessions(PostgresDueWorkSignal.APPLICATION_NAME);

@@ -1,5 +1,6 @@
 package buzz.scheduled.adapters.postgres;
 
+import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.DeliveryStore;
@@ -12,15 +13,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Every row of the domain's state machine against PostgreSQL: the claim, renewal, finishing, reaping and revoking
  * statements, whose state literals come from the same table, must leave each row as the table says.
  */
-class PostgresTransitionTest extends TransitionContract<PostgresScheduleStore> {
+class PostgresTransitionTest extends TransitionContract<PostgresOwnerMessages> {
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @Override
-    protected PostgresScheduleStore emptyStore() {
+    protected PostgresOwnerMessages emptyStore() {
         db.truncateAllTables();
-        return new PostgresScheduleStore(db.dataSource());
+        return new PostgresOwnerMessages(db.dataSource());
     }
 
     @Override

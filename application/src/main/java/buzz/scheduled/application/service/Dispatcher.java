@@ -2,7 +2,6 @@ package buzz.scheduled.application.service;
 
 import buzz.scheduled.application.port.in.DeliveryCountsUseCase;
 import buzz.scheduled.application.port.out.AccessPolicy;
-import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
 import buzz.scheduled.application.port.out.DatabaseAvailability;
 import buzz.scheduled.application.port.out.DeliveryObserver;
 import buzz.scheduled.application.port.out.DeliveryStore;
@@ -11,13 +10,9 @@ import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
 import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.DueWorkSignal.Wake;
-import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
-import buzz.scheduled.application.port.out.RelayPublisher.Publication;
 import buzz.scheduled.application.port.out.StoreClock;
-import buzz.scheduled.domain.nostr.NostrEventJson;
-import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.PreSendCheck;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -27,14 +22,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 
 /**
  * Turns due work into published events as a pipeline (docs/delivery.md, "The hot path"): one claim loop, a window of
@@ -44,7 +37,8 @@ import java.util.function.Consumer;
  * <p>The claim loop waits until at least half of the window is free, then claims that many due messages straight
  * into {@code sending} in one statement (committed before any relay I/O; the statement also reads whether each
  * channel is deleted). Each claimed message passes the {@link PreSendCheck} on the database clock of that statement
- * and, when the access policy asks to be consulted, the access policy; then its stored event text is queued on the
+ * and, when the access policy asks to be consulted, the access policy ({@link ClaimRouter} takes each message on from
+ * the claim); then its stored event text is queued on the
  * relay connection with a send deadline: what was left of the lease less the safety margin, measured on the
  * monotonic clock from just before the claim was asked, so it can only end before the lease does. The relay adapter
  * checks that deadline when the frame reaches the socket. No database connection is held while the relay is waited
@@ -77,18 +71,16 @@ public final class Dispatcher implements DeliveryCountsUseCase {
 
     private final DeliveryStore store;
     private final RelayPublisher relay;
-    private final AccessPolicy access;
-    private final RelayLimits relayLimits;
     private final DueWorkSignal signal;
     private final DatabaseAvailability database;
     private final StoreClock storeClock;
     private final DispatcherSettings settings;
     private final DeliverySettings delivery;
-    private final long marginNanos;
     private final Tally tally = new Tally();
     private final DeliveryWindow window;
     private final Finisher finisher;
     private final PendingAccessChecks checking = new PendingAccessChecks();
+    private final ClaimRouter router;
 
     private final ReentrantLock lifecycle = new ReentrantLock();
     /** Signalled when a stop is requested (ends an error pause). */
@@ -134,16 +126,16 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         }
         this.store = store;
         this.relay = relay;
-        this.access = access;
-        this.relayLimits = relayLimits;
         this.signal = signal;
         this.database = database;
         this.storeClock = storeClock;
         this.settings = settings;
         this.delivery = settings.delivery();
-        this.marginNanos = delivery.safetyMargin().toNanos();
         this.window = new DeliveryWindow(settings.maxInFlight(), settings.claimWhenFree(), settings.maxQueuedBytes());
         this.finisher = new Finisher(store, window, observer, settings, tally);
+        // The access checks' executor exists from start() on; a check is only ever started after it.
+        this.router = new ClaimRouter(relay, access, relayLimits, delivery, tally, window, finisher, checking,
+                task -> accessChecks.execute(task), () -> stopping);
     }
 
     /**
@@ -202,7 +194,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         int withdrawn = relay.withdrawUnsent();
         // Checks that may take the callback's whole timeout: their claims go back now, their answers are ignored.
         for (InFlight item : checking.takeAll()) {
-            release(item);
+            router.release(item);
         }
         window.awaitEmpty(deadline);
         finisher.stop(deadline);
@@ -284,13 +276,13 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     }
 
     /** What this dispatcher has done since it started (for metrics and tests). */
-    public Counts counts() {
+    public DispatcherCounts counts() {
         return tally.snapshot();
     }
 
     @Override
     public DeliveryCounts deliveryCounts() {
-        Counts counts = tally.snapshot();
+        DispatcherCounts counts = tally.snapshot();
         return new DeliveryCounts(counts.claimed(), counts.sent(), counts.published(), counts.rejected(),
                 counts.retried(), counts.lostAfterSend(), counts.reaped(), counts.errors());
     }
@@ -329,15 +321,15 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 ClaimedBatch batch = store.claim(want, delivery.lease());
                 database.answered();
                 if (failures > 0) {
-                    LOG.log(Level.INFO, "claim loop recovered after {0} failed attempt(s) over {1} ms", Long.toString(failures),
-                            Long.toString((System.nanoTime() - failingSince) / 1_000_000));
+                    LOG.log(Level.INFO, "claim loop recovered after {0} failed attempt(s) over {1} ms",
+                            Long.toString(failures), Long.toString((System.nanoTime() - failingSince) / 1_000_000));
                     failures = 0;
                 }
                 int claimed = batch.messages().size();
                 tally.claimed.addAndGet(claimed);
                 List<ClaimedMessage> messages = batch.messages().stream().sorted(BY_DUE).toList();
                 for (ClaimedMessage message : messages) {
-                    admit(message, batch.now().orElseThrow(), asked);
+                    router.admit(message, batch.now().orElseThrow(), asked);
                 }
                 if (claimed == want) {
                     dueButNotClaimed = false;
@@ -357,170 +349,11 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                     LOG.log(Level.ERROR, "claim loop failed; retrying every " + settings.errorPause().toMillis()
                             + " ms, logged again when it recovers", e);
                 } else {
-                    LOG.log(Level.DEBUG, "claim loop still failing ({0} attempts): {1}", Long.toString(failures), e.toString());
+                    LOG.log(Level.DEBUG, "claim loop still failing ({0} attempts): {1}", Long.toString(failures),
+                            e.toString());
                 }
             }
         }
-    }
-
-    /**
-     * Takes one claimed message into the window and on towards the relay (or straight to its outcome). A failure
-     * here (a bug: the relay port must not throw) retries that message later and never strands its neighbours.
-     */
-    private void admit(ClaimedMessage message, Instant storeNow, long asked) {
-        long leaseLeft = Duration.between(storeNow, message.leaseUntil()).toNanos();
-        InFlight item = new InFlight(message, asked, asked + leaseLeft - marginNanos, asked + leaseLeft);
-        window.add(item);
-        try {
-            route(item, storeNow);
-        } catch (RuntimeException e) {
-            failedToHandOver(item, e);
-        }
-    }
-
-    private void route(InFlight item, Instant storeNow) {
-        ClaimedMessage message = item.message;
-        if (stopping) {
-            release(item);
-            return;
-        }
-        switch (PreSendCheck.verdict(message.dueAt(), message.channelDeleted(), delivery.maxLateness(), storeNow)) {
-            case PreSendCheck.Verdict.Fail fail when fail.reason() == FailureReason.EXPIRED && message.attempts() > 1 ->
-                    askTheRelayBeforeExpiring(item);
-            case PreSendCheck.Verdict.Fail fail -> finisher.offer(new Finisher.Done(item,
-                    new Finish.Fail(message.claim(), message.revision(), fail.reason(), ""), "none"));
-            case PreSendCheck.Verdict.Send send -> {
-                if (access.checksBeforeDelivery()) {
-                    checking.started(item);
-                    accessChecks.execute(() -> {
-                        try {
-                            checkAccessThenSend(item);
-                        } catch (RuntimeException e) {
-                            failedToHandOver(item, e);
-                        }
-                    });
-                } else {
-                    send(item);
-                }
-            }
-        }
-    }
-
-    /** The access policy's second opinion (it may call out over the network, so it runs on its own thread). */
-    private void checkAccessThenSend(InFlight item) {
-        ClaimedMessage message = item.message;
-        AccessDecision decision;
-        try {
-            decision = access.check(message.owner(), message.channel(), kindOf(message.eventJson()));
-        } catch (RuntimeException e) {
-            decision = new AccessDecision.Unavailable("the access policy failed: " + e);
-        }
-        if (!checking.finished(item)) {
-            return; // a stop gave the claim back while the check was under way
-        }
-        switch (decision) {
-            case AccessDecision.Allowed allowed -> send(item);
-            case AccessDecision.Denied denied -> finisher.offer(new Finisher.Done(item, new Finish.Fail(
-                    message.claim(), message.revision(), FailureReason.ACCESS_DENIED,
-                    denied.code().wireName() + ": " + denied.message()), "none"));
-            case AccessDecision.Unavailable unavailable -> {
-                tally.deferred.incrementAndGet();
-                finisher.offer(new Finisher.Done(item, retry(message, "access policy unavailable: "
-                        + unavailable.message()), "none"));
-            }
-        }
-    }
-
-    /** Something threw on the way to the relay: the message is retried later, and the error is counted and logged. */
-    private void failedToHandOver(InFlight item, RuntimeException e) {
-        tally.errors.incrementAndGet();
-        LOG.log(Level.ERROR, "handing " + item.message.claim().id() + " to the relay failed; it is retried later", e);
-        finisher.offer(new Finisher.Done(item, retry(item.message, "not sent: " + e), "not-sent"));
-    }
-
-    private static int kindOf(String eventJson) {
-        return switch (NostrEventJson.read(eventJson)) {
-            case NostrEventJson.Decoded.Event event -> event.event().kind();
-            case NostrEventJson.Decoded.Malformed malformed ->
-                    throw new IllegalStateException("stored event is malformed: " + malformed.reason());
-        };
-    }
-
-    /** Hands the stored event to the relay connection; its answer goes to the finisher. */
-    private void send(InFlight item) {
-        ClaimedMessage message = item.message;
-        if (stopping) {
-            release(item);
-            return;
-        }
-        OptionalInt limit = relayLimits.current().maxMessageLength();
-        if (limit.isPresent() && item.bytes > limit.getAsInt()) {
-            finisher.offer(new Finisher.Done(item, new Finish.Fail(message.claim(), message.revision(),
-                    FailureReason.RELAY_REJECTED, "too-large: the relay takes messages of at most " + limit.getAsInt()
-                    + " bytes (NIP-11 max_message_length); this event's is " + item.bytes), "too-large"));
-            return;
-        }
-        tally.sent.incrementAndGet();
-        Publication publication = new Publication(message.eventId(), message.eventJson(), item.sendBy, item::held,
-                delivery.publishTimeout());
-        Consumer<PublishResult> answer = result -> finisher.offer(new Finisher.Done(item, outcome(item, result),
-                result.kind()));
-        switch (message.earlierSend()) {
-            case NONE -> relay.publish(publication, answer);
-            // An earlier claim may have reached the relay unrecorded: asked first, sent only if it is not there.
-            case OUTCOME_UNKNOWN -> relay.resolveThenPublish(publication, answer);
-        }
-    }
-
-    /**
-     * Too late to send, but claimed before: an earlier claim may have written the frame and then been lost (the
-     * process or the database's writes gone until the lease was reaped past the lateness limit). The relay is asked
-     * for the event first, so a message its channel can read is recorded {@code published}, never failed.
-     */
-    private void askTheRelayBeforeExpiring(InFlight item) {
-        ClaimedMessage message = item.message;
-        relay.lookUp(new Publication(message.eventId(), message.eventJson(), item.sendBy, item::held,
-                        delivery.publishTimeout()),
-                result -> finisher.offer(new Finisher.Done(item, switch (result) {
-                    case PublishResult.Published published -> new Finish.Publish(message.claim(), message.revision());
-                    case PublishResult.NotSent notSent when stopping ->
-                            new Finish.Release(message.claim(), message.revision());
-                    case PublishResult.NotSent notSent -> expired(message, "not asked: " + notSent.reason());
-                    case PublishResult.Transient unknown -> expired(message, unknown.reason());
-                    case PublishResult.Rejected rejected ->
-                            expired(message, rejected.prefix() + ": " + rejected.message());
-                }, result.kind())));
-    }
-
-    private static Finish expired(ClaimedMessage message, String why) {
-        return new Finish.Fail(message.claim(), message.revision(), FailureReason.EXPIRED,
-                "past the lateness limit; " + why);
-    }
-
-    /** What to record for the relay's answer. */
-    private Finish outcome(InFlight item, PublishResult result) {
-        ClaimedMessage message = item.message;
-        return switch (result) {
-            case PublishResult.Published published -> new Finish.Publish(message.claim(), message.revision());
-            case PublishResult.Rejected rejected -> new Finish.Fail(message.claim(), message.revision(),
-                    FailureReason.RELAY_REJECTED, rejected.prefix() + ": " + rejected.message());
-            case PublishResult.Transient failure -> retry(message, failure.reason());
-            case PublishResult.NotSent notSent -> {
-                tally.notSent.incrementAndGet();
-                yield stopping ? new Finish.Release(message.claim(), message.revision())
-                        : retry(message, "not sent: " + notSent.reason());
-            }
-        };
-    }
-
-    private Finish retry(ClaimedMessage message, String why) {
-        return new Finish.Retry(message.claim(), message.revision(), delivery.backoff().delay(message.attempts()),
-                delivery.maxLateness(), why);
-    }
-
-    private void release(InFlight item) {
-        finisher.offer(new Finisher.Done(item, new Finish.Release(item.message.claim(), item.message.revision()),
-                "none"));
     }
 
     /**
@@ -637,37 +470,5 @@ public final class Dispatcher implements DeliveryCountsUseCase {
      * @param claimLoopStopped whether the claim loop ended within the bound
      */
     public record Shutdown(long released, int withdrawn, int unresolved, int unfinished, boolean claimLoopStopped) {
-    }
-
-    /**
-     * Counters since start.
-     *
-     * @param claimed         claims taken (straight into {@code sending})
-     * @param sent            frames handed to the relay connection
-     * @param published       recorded {@code published}
-     * @param rejected        recorded {@code failed relay_rejected}
-     * @param retried         sent back to {@code scheduled} with a retry time (transient answers, frames not sent,
-     *                        the access policy unavailable)
-     * @param expired         recorded {@code failed expired} (late at the claim, or a retry past the lateness limit)
-     * @param ended           ended before sending for another reason ({@code channel_deleted}, {@code access_denied})
-     * @param deferred        put off because the access policy could not answer
-     * @param notSent         frames the relay connection never wrote (deadline passed, claim lost, shutdown)
-     * @param lostAfterSend   outcomes not recorded because the claim was gone (reaped, superseded)
-     * @param released        unsent claims given back
-     * @param unresolved      claims given back at a stop's end with their frames written and unanswered
-     * @param renewals        renewal rounds that reached the store
-     * @param renewalFailures renewal rounds that failed
-     * @param leasesLost      claims a renewal found no longer held
-     * @param reaped          expired claims this node's reaper returned
-     * @param wakeUps         sleeps ended early by a notification
-     * @param writeFailures   outcome writes that failed and were tried again
-     * @param abandoned       outcomes given up on after their lease and the reaper's grace ended
-     * @param errors          unexpected failures (store errors in the claim loop or the reaper), each logged
-     */
-    public record Counts(long claimed, long sent, long published, long rejected, long retried, long expired,
-                         long ended, long deferred, long notSent, long lostAfterSend, long released, long unresolved,
-                         long renewals,
-                         long renewalFailures, long leasesLost, long reaped, long wakeUps, long writeFailures,
-                         long abandoned, long errors) {
     }
 }

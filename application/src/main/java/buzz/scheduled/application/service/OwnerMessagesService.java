@@ -3,34 +3,33 @@ package buzz.scheduled.application.service;
 import buzz.scheduled.application.port.in.CancelMatchingUseCase;
 import buzz.scheduled.application.port.in.CancelMessageUseCase;
 import buzz.scheduled.application.port.in.GetMessageUseCase;
-import buzz.scheduled.application.port.in.ListMessagesUseCase;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.ListQuery;
 import buzz.scheduled.application.port.in.ListMessagesUseCase.Page;
+import buzz.scheduled.application.port.in.ListMessagesUseCase;
 import buzz.scheduled.application.port.in.OwnerChangeResult;
 import buzz.scheduled.application.port.in.ReviseMessageUseCase;
 import buzz.scheduled.application.port.in.ScheduleBatchUseCase;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase;
 import buzz.scheduled.application.port.in.SendNowUseCase;
 import buzz.scheduled.application.port.in.SeriesSummaryUseCase;
-import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.AccessPolicy.AccessDecision;
+import buzz.scheduled.application.port.out.AccessPolicy;
 import buzz.scheduled.application.port.out.DueWorkNotice;
 import buzz.scheduled.application.port.out.EventSignatures;
-import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateResult;
 import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
-import buzz.scheduled.application.port.out.OwnerMessageChanges;
+import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.OwnerMessageChanges.ReviseResult;
+import buzz.scheduled.application.port.out.OwnerMessageChanges;
 import buzz.scheduled.application.port.out.OwnerMessageQueries;
 import buzz.scheduled.application.port.out.OwnerWriteLimiter;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.StoreClock;
-import buzz.scheduled.domain.nostr.NostrEvent;
+import buzz.scheduled.application.service.AdmissionChecks.Admit;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Admission;
 import buzz.scheduled.domain.schedule.AdmissionRules.Timing;
-import buzz.scheduled.domain.schedule.AdmissionVerdict;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.OwnerOutcome;
 import buzz.scheduled.domain.schedule.Refusal;
@@ -48,9 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
 /**
  * The owner's side: schedule, edit, cancel, send now, get and list (docs/openapi.yaml, tag owner). Admission applies
@@ -73,13 +70,13 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     private final OwnerMessageQueries queries;
     private final MessageAdmission admissions;
     private final OwnerMessageChanges changes;
-    private final EventSignatures signatures;
     private final AccessPolicy access;
     private final ScheduleIdSource ids;
     private final StoreClock clock;
     private final DueWorkNotice dueWork;
     private final SchedulingSettings settings;
     private final RelayAdmission relay;
+    private final AdmissionChecks checks;
     private final OwnerWriteLimiter writes;
 
     /**
@@ -132,13 +129,13 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         this.queries = queries;
         this.admissions = admission;
         this.changes = changes;
-        this.signatures = signatures;
         this.access = access;
         this.ids = ids;
         this.clock = clock;
         this.dueWork = dueWork;
         this.settings = settings;
         this.relay = new RelayAdmission(relayLimits, settings.relayWindow());
+        this.checks = new AdmissionChecks(signatures, access, settings.rules(), relay, admission);
         if (writes == null) {
             throw new IllegalArgumentException("the owner service needs a write limiter (OwnerWriteLimiter.UNLIMITED)");
         }
@@ -153,7 +150,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         }
         Instant now = clock.now();
         Admission admission;
-        switch (admit(command.owner(), command.event(), Timing.FUTURE, now)) {
+        switch (checks.admit(command.owner(), command.event(), Timing.FUTURE, now)) {
             case Admit.Ok ok -> admission = ok.admission();
             case Admit.No no -> {
                 return new ScheduleResult.Refused(no.refusal());
@@ -173,9 +170,10 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
     }
 
     /**
-     * Each item exactly as {@link #schedule} checks one — the same {@link #screen}, tombstone and access steps and the
-     * store's limits ({@link MessageAdmission#createBatch}) — with three things shared by the batch: the owner's rate
-     * (all its writes at once), one tombstone look-up for its channels, and one access question per channel and kind.
+     * Each item exactly as {@link #schedule} checks one — the same {@link AdmissionChecks#screen}, tombstone and
+     * access steps and the store's limits ({@link MessageAdmission#createBatch}) — with three things shared by the
+     * batch: the owner's rate (all its writes at once), one tombstone look-up for its channels, and one access
+     * question per channel and kind.
      */
     @Override
     public BatchResult scheduleBatch(ScheduleBatchCommand command) {
@@ -193,7 +191,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             switch (items.get(i)) {
                 case BatchItem.Malformed malformed -> results[i] = new ScheduleResult.Refused(malformed.refusal());
                 case BatchItem.Signed signed -> {
-                    switch (screen(owner, signed.event(), Timing.FUTURE, now)) {
+                    switch (checks.screen(owner, signed.event(), Timing.FUTURE, now)) {
                         case Admit.Ok ok -> {
                             screened[i] = ok.admission();
                             channels.add(ok.admission().channel());
@@ -214,8 +212,9 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
             if (screened[i] == null) {
                 continue;
             }
-            switch (decide(owner, screened[i], deleted::contains, (channel, kind) -> decisions.computeIfAbsent(
-                    new AccessQuestion(channel, kind), question -> access.check(owner, channel, kind)))) {
+            switch (AdmissionChecks.decide(owner, screened[i], deleted::contains,
+                    (channel, kind) -> decisions.computeIfAbsent(new AccessQuestion(channel, kind),
+                            question -> access.check(owner, channel, kind)))) {
                 case Admit.Ok ok -> {
                     ScheduledMessage admitted = ScheduledMessage.admit(ids.next(), ok.admission(), now);
                     ScheduledMessage message = series.map(admitted::inSeries).orElse(admitted);
@@ -302,7 +301,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         if (owned(command.owner(), command.id()).isEmpty()) {
             return new OwnerChangeResult.NotFound();
         }
-        return switch (admit(command.owner(), command.event(), Timing.FUTURE, now)) {
+        return switch (checks.admit(command.owner(), command.event(), Timing.FUTURE, now)) {
             case Admit.Ok ok -> change(command.owner(), command.id(), true,
                     current -> current.revise(ok.admission(), command.ifMatch(), now));
             case Admit.No no -> new OwnerChangeResult.Refused(no.refusal());
@@ -334,7 +333,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         if (owned(command.owner(), command.id()).isEmpty()) {
             return new OwnerChangeResult.NotFound();
         }
-        return switch (admit(command.owner(), command.event().get(), Timing.IMMEDIATE, now)) {
+        return switch (checks.admit(command.owner(), command.event().get(), Timing.IMMEDIATE, now)) {
             case Admit.Ok ok -> change(command.owner(), command.id(), true,
                     current -> current.sendNow(ok.admission(), relay.window(), now));
             case Admit.No no -> new OwnerChangeResult.Refused(no.refusal());
@@ -413,7 +412,8 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
                 }
             }
         }
-        return new OwnerChangeResult.Unavailable("message " + id + " kept changing under concurrent writers; try again");
+        return new OwnerChangeResult.Unavailable("message " + id
+                + " kept changing under concurrent writers; try again");
     }
 
     /** Writes a re-admitted revision; empty on a lost race (the caller reads again). */
@@ -443,7 +443,8 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
                                         ScheduledMessage current) {
         return switch (refusal) {
             case DISPATCHING -> "message " + current.id() + " is being sent to the relay right now";
-            case NOT_PENDING -> "message " + current.id() + " is " + current.state().wireName() + " and can no longer change";
+            case NOT_PENDING -> "message " + current.id() + " is " + current.state().wireName()
+                    + " and can no longer change";
             case ALREADY_SENT -> "message " + current.id() + " was already published";
             case RESIGN_REQUIRED -> "the stored event's created_at is outside the relay's window of "
                     + "now (" + relay.window().toSeconds() + " s either way, " + relay.windowSource()
@@ -454,68 +455,7 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         };
     }
 
-    /**
-     * Event validity, the I/O-free rules, the relay's limits, the tombstone, then access: everything but the
-     * stored limits.
-     */
-    private Admit admit(PublicKey owner, NostrEvent event, Timing timing, Instant now) {
-        return switch (screen(owner, event, timing, now)) {
-            case Admit.Ok ok -> decide(owner, ok.admission(), admissions::channelDeleted,
-                    (channel, kind) -> access.check(owner, channel, kind));
-            case Admit.No no -> no;
-            case Admit.Down down -> down;
-        };
-    }
-
-    /** The checks that need neither storage nor the access policy: signature, the I/O-free rules, the relay's limits. */
-    private Admit screen(PublicKey owner, NostrEvent event, Timing timing, Instant now) {
-        if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
-            return new Admit.No(new Refusal(RefusalCode.INVALID_EVENT, invalid.reason()));
-        }
-        AdmissionVerdict verdict = settings.rules().check(event, owner, timing, now);
-        if (verdict instanceof AdmissionVerdict.Refused refused) {
-            return new Admit.No(refused.refusal());
-        }
-        Admission admission = ((AdmissionVerdict.Admitted) verdict).admission();
-        Optional<Refusal> relayRefusal = relay.refusal(event, timing, now);
-        if (relayRefusal.isPresent()) {
-            return new Admit.No(relayRefusal.get());
-        }
-        return new Admit.Ok(admission);
-    }
-
-    /**
-     * The tombstone, then access, for an admission {@link #screen} let through.
-     *
-     * @param deleted  whether a channel has a tombstone
-     * @param decision the access policy's answer for a channel and kind
-     */
-    private static Admit decide(PublicKey owner, Admission admission, Predicate<Channel> deleted,
-                                BiFunction<Channel, Integer, AccessDecision> decision) {
-        if (deleted.test(admission.channel())) {
-            return new Admit.No(new Refusal(RefusalCode.CHANNEL_NOT_FOUND,
-                    "channel " + admission.channel() + " was deleted"));
-        }
-        return switch (decision.apply(admission.channel(), admission.event().kind())) {
-            case AccessDecision.Allowed allowed -> new Admit.Ok(admission);
-            case AccessDecision.Denied denied -> new Admit.No(new Refusal(denied.code(), denied.message()));
-            case AccessDecision.Unavailable unavailable -> new Admit.Down(unavailable.message());
-        };
-    }
-
     /** One access question of a batch: the owner asks for a channel and an event kind. */
     private record AccessQuestion(Channel channel, int kind) {
-    }
-
-    /** How far an event got through admission before the stored limits. */
-    private sealed interface Admit {
-        record Ok(Admission admission) implements Admit {
-        }
-
-        record No(Refusal refusal) implements Admit {
-        }
-
-        record Down(String message) implements Admit {
-        }
     }
 }

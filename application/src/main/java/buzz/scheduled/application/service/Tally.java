@@ -2,7 +2,7 @@ package buzz.scheduled.application.service;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** The dispatcher's counters since it started; see {@link Dispatcher.Counts} for what each counts. */
+/** The dispatcher's counters since it started; see {@link DispatcherCounts} for what each counts. */
 final class Tally {
     final AtomicLong claimed = new AtomicLong();
     final AtomicLong sent = new AtomicLong();
@@ -25,8 +25,8 @@ final class Tally {
     final AtomicLong abandoned = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
 
-    Dispatcher.Counts snapshot() {
-        return new Dispatcher.Counts(claimed.get(), sent.get(), published.get(), rejected.get(), retried.get(),
+    DispatcherCounts snapshot() {
+        return new DispatcherCounts(claimed.get(), sent.get(), published.get(), rejected.get(), retried.get(),
                 expired.get(), ended.get(), deferred.get(), notSent.get(), lostAfterSend.get(), released.get(),
                 unresolved.get(), renewals.get(), renewalFailures.get(), leasesLost.get(), reaped.get(), wakeUps.get(),
                 writeFailures.get(), abandoned.get(), errors.get());

@@ -15,16 +15,16 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Operators' message queries over the rows of an {@link InMemoryScheduleStore}: the same metadata the PostgreSQL
+ * Operators' message queries over the rows of an {@link InMemoryOwnerMessages}: the same metadata the PostgreSQL
  * queries read, ordered by (due time, id). The fake keeps no relay words, so {@code last_error} is always empty.
  */
 public final class InMemoryAdminMessageQueries implements AdminMessageQueries {
     private static final Comparator<ScheduledMessage> BY_DUE = Comparator.comparing(ScheduledMessage::dueAt)
             .thenComparing(m -> m.id().value());
 
-    private final InMemoryScheduleStore store;
+    private final InMemoryOwnerMessages store;
 
-    public InMemoryAdminMessageQueries(InMemoryScheduleStore store) {
+    public InMemoryAdminMessageQueries(InMemoryOwnerMessages store) {
         this.store = store;
     }
 

@@ -8,15 +8,15 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** The operators' message queries' contract against the in-memory rows. */
-class InMemoryAdminMessageQueriesTest extends AdminMessageQueriesContract<InMemoryScheduleStore> {
+class InMemoryAdminMessageQueriesTest extends AdminMessageQueriesContract<InMemoryOwnerMessages> {
 
     private SettableClock clock;
-    private InMemoryScheduleStore rows;
+    private InMemoryOwnerMessages rows;
 
     @Override
-    protected InMemoryScheduleStore emptyStore() {
+    protected InMemoryOwnerMessages emptyStore() {
         clock = new SettableClock(Instant.parse("2027-01-01T12:00:00.123456Z"));
-        rows = new InMemoryScheduleStore(clock);
+        rows = new InMemoryOwnerMessages(clock);
         return rows;
     }
 

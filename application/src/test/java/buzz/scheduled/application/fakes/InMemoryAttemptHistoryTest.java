@@ -8,16 +8,16 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** The attempt history's contract against the in-memory delivery store. */
-class InMemoryAttemptHistoryTest extends AttemptHistoryContract<InMemoryScheduleStore> {
+class InMemoryAttemptHistoryTest extends AttemptHistoryContract<InMemoryOwnerMessages> {
 
     private SettableClock clock;
-    private InMemoryScheduleStore rows;
+    private InMemoryOwnerMessages rows;
     private InMemoryDeliveryStore deliveryStore;
 
     @Override
-    protected InMemoryScheduleStore emptyStore() {
+    protected InMemoryOwnerMessages emptyStore() {
         clock = new SettableClock(Instant.parse("2027-01-01T12:00:00.123456Z"));
-        rows = new InMemoryScheduleStore(clock);
+        rows = new InMemoryOwnerMessages(clock);
         return rows;
     }
 

@@ -16,15 +16,15 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The channel administration port over an {@link InMemoryScheduleStore}. Each method holds the store's monitor
+ * The channel administration port over an {@link InMemoryOwnerMessages}. Each method holds the store's monitor
  * (its methods are synchronized on it), which makes it atomic like the PostgreSQL transaction it stands for. A
  * revocation is {@link Transition#REVOKE}'s row of the table ({@link TableMoves}).
  */
 public final class InMemoryChannelAdministration implements ChannelAdministration {
 
-    private final InMemoryScheduleStore store;
+    private final InMemoryOwnerMessages store;
 
-    public InMemoryChannelAdministration(InMemoryScheduleStore store) {
+    public InMemoryChannelAdministration(InMemoryOwnerMessages store) {
         this.store = store;
     }
 

@@ -8,15 +8,15 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** The channel administration contract against the in-memory fake. */
-class InMemoryChannelAdministrationTest extends ChannelAdministrationContract<InMemoryScheduleStore> {
+class InMemoryChannelAdministrationTest extends ChannelAdministrationContract<InMemoryOwnerMessages> {
 
     private SettableClock clock;
-    private InMemoryScheduleStore fake;
+    private InMemoryOwnerMessages fake;
 
     @Override
-    protected InMemoryScheduleStore emptyStore() {
+    protected InMemoryOwnerMessages emptyStore() {
         clock = new SettableClock(Instant.parse("2027-01-01T12:00:00.123456Z"));
-        fake = new InMemoryScheduleStore(clock);
+        fake = new InMemoryOwnerMessages(clock);
         return fake;
     }
 

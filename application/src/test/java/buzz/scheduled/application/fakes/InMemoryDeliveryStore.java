@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
- * The dispatcher's storage port in memory, over the rows of an {@link InMemoryScheduleStore} and under its lock, so
+ * The dispatcher's storage port in memory, over the rows of an {@link InMemoryOwnerMessages} and under its lock, so
  * an owner's edit and a claim are as atomic against each other as two transactions. Every write is a row of
  * {@link Transition}'s table ({@link TableMoves}); the PostgreSQL store must agree with it ({@code
  * DeliveryStoreContract},
@@ -40,7 +40,7 @@ public final class InMemoryDeliveryStore implements DeliveryStore, AttemptHistor
             .comparing(InMemoryDeliveryStore::claimableAt)
             .thenComparing(m -> m.id().toString());
 
-    private final InMemoryScheduleStore store;
+    private final InMemoryOwnerMessages store;
     private final SettableClock clock;
     private final AtomicLong tokens = new AtomicLong();
     private volatile Predicate<Finish> failingWrite = finish -> false;
@@ -53,7 +53,7 @@ public final class InMemoryDeliveryStore implements DeliveryStore, AttemptHistor
      * @param store the rows (and the lock) shared with the owner's store
      * @param clock the store's clock
      */
-    public InMemoryDeliveryStore(InMemoryScheduleStore store, SettableClock clock) {
+    public InMemoryDeliveryStore(InMemoryOwnerMessages store, SettableClock clock) {
         this.store = store;
         this.clock = clock;
     }
@@ -92,7 +92,7 @@ public final class InMemoryDeliveryStore implements DeliveryStore, AttemptHistor
                 store.put(next);
                 NostrEvent event = next.event().orElseThrow();
                 claimed.add(new ClaimedMessage(new Claim(next.id(), token), next.revision(), next.eventId(),
-                        NostrEventJson.write(event), next.owner(), next.channel(), next.dueAt(), now.plus(lease),
+                        NostrEventJson.write(event), event.kind(), next.owner(), next.channel(), next.dueAt(), now.plus(lease),
                         next.attempts(), store.tombstoned(next.channel()),
                         outcomeUnknown.contains(next.id()) ? EarlierSend.OUTCOME_UNKNOWN : EarlierSend.NONE));
             }

@@ -7,15 +7,15 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** The delivery store's contract against the in-memory fake, whose every write is the domain's transition. */
-class InMemoryDeliveryStoreTest extends DeliveryStoreContract<InMemoryScheduleStore> {
+class InMemoryDeliveryStoreTest extends DeliveryStoreContract<InMemoryOwnerMessages> {
 
     private SettableClock clock;
-    private InMemoryScheduleStore rows;
+    private InMemoryOwnerMessages rows;
 
     @Override
-    protected InMemoryScheduleStore emptyStore() {
+    protected InMemoryOwnerMessages emptyStore() {
         clock = new SettableClock(Instant.parse("2027-01-01T12:00:00.123456Z"));
-        rows = new InMemoryScheduleStore(clock);
+        rows = new InMemoryOwnerMessages(clock);
         return rows;
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.FakeEventSignatures;
 import buzz.scheduled.application.fakes.FakeOwnerWriteLimiter;
-import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.fakes.InMemoryOwnerMessages;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
 import buzz.scheduled.application.fakes.TestEvents;
@@ -40,7 +40,7 @@ class BatchAdmissionServiceTest {
     private static final PublicKey ALICE = TestEvents.ALICE;
 
     private final SettableClock clock = new SettableClock(NOW);
-    private final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    private final InMemoryOwnerMessages store = new InMemoryOwnerMessages(clock);
     private final FakeOwnerWriteLimiter writes = new FakeOwnerWriteLimiter();
     private final FakeEventSignatures signatures = new FakeEventSignatures();
     private final List<String> accessQuestions = new ArrayList<>();
@@ -78,7 +78,7 @@ class BatchAdmissionServiceTest {
                 TestEvents.at(NOW.getEpochSecond() + 60).kind(7).build(), in(-1, "general"), in(3600, "private"),
                 TestEvents.at(NOW.getEpochSecond() + 60).tag("expiration", "5").build());
         List<ScheduleResult> singles = new ArrayList<>();
-        InMemoryScheduleStore other = new InMemoryScheduleStore(clock);
+        InMemoryOwnerMessages other = new InMemoryOwnerMessages(clock);
         OwnerMessagesService alone = new OwnerMessagesService(other, other, other, signatures, access,
                 new SequentialScheduleIds(), clock, dueNotices::add, new SchedulingSettings(new AdmissionRules(
                         AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, Duration.ofDays(120)),

@@ -2,7 +2,7 @@ package buzz.scheduled.application.service;
 
 import buzz.scheduled.application.fakes.FakeEventSignatures;
 import buzz.scheduled.application.fakes.InMemoryDeliveryStore;
-import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.fakes.InMemoryOwnerMessages;
 import buzz.scheduled.application.fakes.SampleEvents;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.ScriptedRelayPublisher;
@@ -39,7 +39,7 @@ final class DispatchFixture implements AutoCloseable {
             Duration.ofMinutes(5));
 
     final SettableClock clock = new SettableClock(T0);
-    final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    final InMemoryOwnerMessages store = new InMemoryOwnerMessages(clock);
     final InMemoryDeliveryStore deliveryStore = new InMemoryDeliveryStore(store, clock);
     final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
     final ScriptedRelayPublisher relay = new ScriptedRelayPublisher(clock);

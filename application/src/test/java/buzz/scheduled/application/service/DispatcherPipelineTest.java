@@ -118,7 +118,7 @@ class DispatcherPipelineTest {
             assertThat(fx.row(messages.get(retried)).state()).isEqualTo(new ScheduleState.Scheduled(
                     Optional.of(T0.plus(deliverySettings.backoff().delay(1)))));
         }
-        Dispatcher.Counts counts = dispatcher.counts();
+        DispatcherCounts counts = dispatcher.counts();
         assertThat(List.of(counts.published(), counts.rejected(), counts.retried(), counts.notSent()))
                 .containsExactly(3L, 1L, 3L, 1L);
         assertThat(counts.lostAfterSend()).isZero();

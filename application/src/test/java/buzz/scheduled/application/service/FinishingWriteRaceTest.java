@@ -106,7 +106,7 @@ class FinishingWriteRaceTest {
             });
             relayAnswers.get();
             int reaped = reap.get();
-            Dispatcher.Counts counts = Poll.until("the finisher's write to be answered (reaped " + reaped + ")",
+            DispatcherCounts counts = Poll.until("the finisher's write to be answered (reaped " + reaped + ")",
                     Poll.DEFAULT_LIMIT, dispatcher::counts, seen -> seen.published() + seen.lostAfterSend() == 1);
 
             assertThat(counts.published() + reaped).as("exactly one write wins (%s, reaped=%s)", counts, reaped)

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.FakeEventSignatures;
 import buzz.scheduled.application.fakes.InMemoryJobRequests;
-import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.fakes.InMemoryOwnerMessages;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
@@ -38,7 +38,7 @@ class JobRequestServiceTest {
     private static final Instant NOW = Instant.ofEpochSecond(1_800_000_000L);
 
     private final SettableClock clock = new SettableClock(NOW);
-    private final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    private final InMemoryOwnerMessages store = new InMemoryOwnerMessages(clock);
     private final OwnerMessagesService owners = new OwnerMessagesService(store, store, store,
             new FakeEventSignatures(), new ScriptedAccessPolicy(), new SequentialScheduleIds(), clock, due -> { },
             new SchedulingSettings(new AdmissionRules(AdmissionRules.DEFAULT_KINDS,

@@ -3,7 +3,7 @@ package buzz.scheduled.application.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.FakeEventSignatures;
-import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.fakes.InMemoryOwnerMessages;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
@@ -43,7 +43,7 @@ class OperatorActionsServiceTest {
     private static final PublicKey OPERATOR = new PublicKey("0c".repeat(32));
 
     private final SettableClock clock = new SettableClock(NOW);
-    private final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    private final InMemoryOwnerMessages store = new InMemoryOwnerMessages(clock);
     private final List<Instant> notices = new CopyOnWriteArrayList<>();
     private final SchedulingSettings settings = new SchedulingSettings(
             new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES,

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.FakeEventSignatures;
 import buzz.scheduled.application.fakes.FakeOwnerWriteLimiter;
-import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.fakes.InMemoryOwnerMessages;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
@@ -36,7 +36,7 @@ class OwnerLimitsServiceTest {
     private static final long WINDOW = (NOW.getEpochSecond() + 3600) / 300 * 300;
 
     private final SettableClock clock = new SettableClock(NOW);
-    private final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    private final InMemoryOwnerMessages store = new InMemoryOwnerMessages(clock);
     private final FakeOwnerWriteLimiter writes = new FakeOwnerWriteLimiter();
     private final OwnerMessagesService service = new OwnerMessagesService(store, store, store,
             new FakeEventSignatures(), new ScriptedAccessPolicy(), new SequentialScheduleIds(), clock,

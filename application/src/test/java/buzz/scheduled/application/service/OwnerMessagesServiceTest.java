@@ -3,7 +3,7 @@ package buzz.scheduled.application.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.fakes.FakeEventSignatures;
-import buzz.scheduled.application.fakes.InMemoryScheduleStore;
+import buzz.scheduled.application.fakes.InMemoryOwnerMessages;
 import buzz.scheduled.application.fakes.ScriptedAccessPolicy;
 import buzz.scheduled.application.fakes.SequentialScheduleIds;
 import buzz.scheduled.application.fakes.SettableClock;
@@ -35,7 +35,7 @@ class OwnerMessagesServiceTest {
     private static final Instant NOW = Instant.ofEpochSecond(1_800_000_000L);
 
     private final SettableClock clock = new SettableClock(NOW);
-    private final InMemoryScheduleStore store = new InMemoryScheduleStore(clock);
+    private final InMemoryOwnerMessages store = new InMemoryOwnerMessages(clock);
     private final FakeEventSignatures signatures = new FakeEventSignatures();
     private final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
     private final List<Instant> notices = new CopyOnWriteArrayList<>();

@@ -1,7 +1,7 @@
 package buzz.scheduled.application.service;
 
 import buzz.scheduled.application.port.out.DueWorkSignal;
-import buzz.scheduled.application.port.out.InProcessDueWorkSignal;
+import buzz.scheduled.application.support.InProcessDueWorkSignal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

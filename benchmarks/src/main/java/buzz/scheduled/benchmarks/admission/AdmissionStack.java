@@ -8,7 +8,9 @@ import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.adapters.postgres.PoolSettings;
 import buzz.scheduled.adapters.postgres.PostgresDataSources;
 import buzz.scheduled.adapters.postgres.PostgresReplayStore;
-import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.adapters.postgres.PostgresMessageAdmission;
+import buzz.scheduled.adapters.postgres.PostgresOwnerMessageChanges;
+import buzz.scheduled.adapters.postgres.PostgresOwnerMessageQueries;
 import buzz.scheduled.adapters.postgres.SchemaMigrator;
 import buzz.scheduled.adapters.relay.signature.Bip340EventSignatures;
 import buzz.scheduled.application.port.out.DueWorkNotice;
@@ -44,7 +46,7 @@ import java.util.UUID;
 /**
  * The production admission path wired by hand (what bootstrap's Guice modules build, minus delivery): the HTTP API
  * on 127.0.0.1 over {@link OwnerMessagesService} and {@link AuthenticateRequestService}, both verifying BIP-340 with
- * {@link Bip340EventSignatures}, storing through {@link PostgresScheduleStore} on a HikariCP pool of the production
+ * {@link Bip340EventSignatures}, storing through {@link PostgresMessageAdmission} on a HikariCP pool of the production
  * size ({@link PoolSettings#DEFAULT}), with the default access policy ({@link RelayDecidesAccess}). The per-owner and
  * per-channel limits are set to {@value #UNLIMITED} so the load measures admission, not refusals.
  */
@@ -82,7 +84,6 @@ final class AdmissionStack implements AdmissionTarget {
         HikariDataSource pool = PostgresDataSources.create(database, PoolSettings.DEFAULT);
         try {
             String schemaVersion = new SchemaMigrator(pool).migrate().schemaVersion();
-            PostgresScheduleStore store = new PostgresScheduleStore(pool);
             EventSignatures signatures = new Bip340EventSignatures();
             // The benchmark is its own composition root, like bootstrap: the system clock and random ids.
             WallClock clock = Instant::now;
@@ -91,7 +92,8 @@ final class AdmissionStack implements AdmissionTarget {
                     new AdmissionRules(AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, HORIZON),
                     new CreateLimits(UNLIMITED, UNLIMITED, Duration.ofMinutes(5)), Duration.ofSeconds(900));
             // Same host as the database: its clock stands in for the store's, and no dispatcher needs waking.
-            OwnerMessagesService owner = new OwnerMessagesService(store, store, store, signatures,
+            OwnerMessagesService owner = new OwnerMessagesService(new PostgresOwnerMessageQueries(pool),
+                    new PostgresMessageAdmission(pool), new PostgresOwnerMessageChanges(pool), signatures,
                     new RelayDecidesAccess(), ids, clock::now, DueWorkNotice.NONE, scheduling);
             int port = freeLoopbackPort();
             URI baseUrl = URI.create("http://127.0.0.1:" + port);

@@ -15,6 +15,7 @@ import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.WallClock;
 import buzz.scheduled.application.service.DeliverySettings;
 import buzz.scheduled.application.service.Dispatcher;
+import buzz.scheduled.application.service.DispatcherCounts;
 import buzz.scheduled.application.service.DispatcherSettings;
 import buzz.scheduled.application.service.RelayDecidesAccess;
 import buzz.scheduled.benchmarks.admission.DatabaseCpu;
@@ -172,7 +173,7 @@ final class SidecarDispatch implements SchedulerUnderTest {
         } catch (SQLException e) {
             throw new IllegalStateException("counting rows by state failed: " + e.getMessage(), e);
         }
-        Dispatcher.Counts counts = dispatcher.counts();
+        DispatcherCounts counts = dispatcher.counts();
         outcomes.put("(claims)", counts.claimed());
         outcomes.put("(sends)", counts.sent());
         outcomes.put("(retried)", counts.retried());

@@ -7,7 +7,7 @@ import buzz.scheduled.adapters.http.OperatorUseCases;
 import buzz.scheduled.adapters.http.OwnerUseCases;
 import buzz.scheduled.adapters.http.ReadinessCheck;
 import buzz.scheduled.adapters.postgres.PostgresChannelAdministration;
-import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.nip29.GroupFeed;
 import buzz.scheduled.adapters.relay.nip29.Nip29AccessPolicy;
@@ -59,7 +59,7 @@ final class AccessStack implements AutoCloseable {
     /** Which access policy ({@code BUZZ_ACCESS_POLICY}). */
     enum Policy { RELAY, NIP29 }
 
-    final PostgresScheduleStore store;
+    final PostgresOwnerMessages store;
     final PostgresChannelAdministration administration;
     final SignedClient client;
     final Optional<GroupFeed> feed;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal;
-import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.relay.RelayClient;
 import buzz.scheduled.adapters.relay.RelaySettings;
 import buzz.scheduled.adapters.relay.signature.Bip340Signer;
@@ -61,12 +61,12 @@ public final class DeliveryNode implements AutoCloseable {
 
     final String name;
     /** The owner's store over the same rows (for scheduling messages and reading them back). */
-    public final PostgresScheduleStore store;
+    public final PostgresOwnerMessages store;
     public final RelayClient relayClient;
     public final PostgresDueWorkSignal signal;
     public final Dispatcher dispatcher;
 
-    private DeliveryNode(String name, PostgresScheduleStore store, RelayClient relayClient,
+    private DeliveryNode(String name, PostgresOwnerMessages store, RelayClient relayClient,
                          PostgresDueWorkSignal signal, Dispatcher dispatcher) {
         this.name = name;
         this.store = store;
@@ -157,7 +157,7 @@ public final class DeliveryNode implements AutoCloseable {
 
         /** The node with its connections opened and its dispatcher made, not yet started. */
         private DeliveryNode connect() {
-            PostgresScheduleStore store = new PostgresScheduleStore(pool);
+            PostgresOwnerMessages store = new PostgresOwnerMessages(pool);
             DeliveryStore delivery = wrap.apply(new PostgresDeliveryStore(pool));
             Bip340Signer sidecarKey = new Bip340Signer(SecretKey.generate(new SecureRandom()), new SecureRandom());
             RelayClient relayClient = new RelayClient(relaySettings,

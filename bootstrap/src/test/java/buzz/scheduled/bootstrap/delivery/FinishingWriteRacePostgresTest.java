@@ -2,7 +2,7 @@ package buzz.scheduled.bootstrap.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.postgres.PostgresDeliveryStore;
 import buzz.scheduled.application.port.out.DeliveryStore;
@@ -40,7 +40,7 @@ class FinishingWriteRacePostgresTest {
     @RepeatedTest(2)
     void f8_finishingWritesRaceTheReaperAtLeaseExpiry_exactlyOneWinsPerMessage() throws Exception {
         db.truncateAllTables();
-        PostgresScheduleStore store = new PostgresScheduleStore(db.dataSource());
+        PostgresOwnerMessages store = new PostgresOwnerMessages(db.dataSource());
         DeliveryStore delivery = new PostgresDeliveryStore(db.dataSource());
         Authors author = new Authors();
         Instant due = store.now().truncatedTo(ChronoUnit.SECONDS);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import buzz.scheduled.adapters.postgres.DatabaseUrl;
 import buzz.scheduled.adapters.postgres.PoolSettings;
 import buzz.scheduled.adapters.postgres.PostgresDataSources;
-import buzz.scheduled.adapters.postgres.PostgresScheduleStore;
+import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.port.out.PublishResult;
@@ -68,7 +68,7 @@ class TwoSidecarsTest {
         // limit checks lock them), which would make setting up 10 000 messages slow.
         List<Authors> authors = IntStream.range(0, AUTHORS)
                 .mapToObj(i -> new Authors(new Channel("room-" + i))).toList();
-        PostgresScheduleStore setup = new PostgresScheduleStore(db.dataSource());
+        PostgresOwnerMessages setup = new PostgresOwnerMessages(db.dataSource());
         Instant due = setup.now().truncatedTo(ChronoUnit.SECONDS);
         try (ExecutorService creators = Executors.newFixedThreadPool(8)) {
             List<Future<?>> created = IntStream.range(0, MESSAGES)

@@ -1,6 +1,7 @@
 package buzz.scheduled.application.port.out;
 
 import buzz.scheduled.domain.nostr.EventId;
+import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.FailureReason;
@@ -106,6 +107,8 @@ public interface DeliveryStore {
      * @param eventJson      that revision's exact signed event as stored: NIP-01 wire JSON, sent to the relay as it is
      * @param eventJsonBytes the UTF-8 length of {@code eventJson} in bytes, as the store counts it (PostgreSQL's
      *                       {@code octet_length}), so the hot path does not count it character by character
+     * @param kind           that event's kind, as the store reads it from the stored event, so the hot path does not
+     *                       parse the event again; {@link #UNKNOWN_KIND} when the stored text names none
      * @param owner          the author
      * @param channel        the event's {@code h} tag
      * @param dueAt          its due time
@@ -115,8 +118,11 @@ public interface DeliveryStore {
      * @param earlierSend    whether an earlier claim may have reached the relay without its outcome recorded
      */
     record ClaimedMessage(Claim claim, Revision revision, EventId eventId, String eventJson, int eventJsonBytes,
-                          PublicKey owner, Channel channel, Instant dueAt, Instant leaseUntil, int attempts,
+                          int kind, PublicKey owner, Channel channel, Instant dueAt, Instant leaseUntil, int attempts,
                           boolean channelDeleted, EarlierSend earlierSend) {
+        /** The kind of a stored event whose text names none (a stored event is checked, so never in practice). */
+        public static final int UNKNOWN_KIND = -1;
+
         public ClaimedMessage {
             if (claim == null || revision == null || eventId == null || eventJson == null || owner == null
                     || channel == null || dueAt == null || leaseUntil == null || earlierSend == null) {
@@ -124,6 +130,10 @@ public interface DeliveryStore {
             }
             if (attempts < 1) {
                 throw new IllegalArgumentException("a claimed message has at least one attempt, got " + attempts);
+            }
+            if (kind < UNKNOWN_KIND || kind > NostrEvent.MAX_KIND) {
+                throw new IllegalArgumentException("a claimed event's kind is 0 to " + NostrEvent.MAX_KIND + ", got "
+                        + kind);
             }
             // UTF-8 takes at least one byte per UTF-16 char (a surrogate pair: four bytes for two chars).
             if (eventJsonBytes < eventJson.length()) {
@@ -133,11 +143,11 @@ public interface DeliveryStore {
         }
 
         /** A claimed message whose event's UTF-8 length is counted here. */
-        public ClaimedMessage(Claim claim, Revision revision, EventId eventId, String eventJson, PublicKey owner,
-                              Channel channel, Instant dueAt, Instant leaseUntil, int attempts,
+        public ClaimedMessage(Claim claim, Revision revision, EventId eventId, String eventJson, int kind,
+                              PublicKey owner, Channel channel, Instant dueAt, Instant leaseUntil, int attempts,
                               boolean channelDeleted, EarlierSend earlierSend) {
             this(claim, revision, eventId, eventJson,
-                    eventJson == null ? 0 : eventJson.getBytes(java.nio.charset.StandardCharsets.UTF_8).length,
+                    eventJson == null ? 0 : eventJson.getBytes(java.nio.charset.StandardCharsets.UTF_8).length, kind,
                     owner, channel, dueAt, leaseUntil, attempts, channelDeleted, earlierSend);
         }
     }

@@ -1,6 +1,7 @@
 package buzz.scheduled.application.port.out;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import buzz.scheduled.application.port.out.DeliveryStore.Claim;
 import buzz.scheduled.application.port.out.DeliveryStore.ClaimedBatch;
@@ -72,6 +73,20 @@ public abstract class DeliveryStoreContract<S extends OwnerMessageQueries & Mess
             assertThat(stored.event()).isEqualTo(admitted.event());
         }
         assertThat(store.find(future.id()).orElseThrow().state()).isEqualTo(ScheduleState.Scheduled.NOW);
+    }
+
+    @Test
+    void claim_returnsEachEventsKind_evenWhenItsContentAndTagsSpellAnotherKind() {
+        ScheduledMessage chat = createdMessage(message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(inSeconds(-60)).kind(9).content("{\"kind\": 7, \"kind\":5}")
+                        .tag("kind", "3").build()));
+        ScheduledMessage note = createdMessage(message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(inSeconds(-30)).kind(1).content("\"kind\":42").build()));
+
+        List<ClaimedMessage> claimed = delivery.claim(10, LEASE).messages();
+
+        assertThat(claimed).extracting(m -> m.claim().id(), ClaimedMessage::kind).containsExactlyInAnyOrder(
+                tuple(chat.id(), 9), tuple(note.id(), 1));
     }
 
     @Test

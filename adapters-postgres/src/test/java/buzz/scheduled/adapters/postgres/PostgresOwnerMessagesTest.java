@@ -2,9 +2,10 @@ package buzz.scheduled.adapters.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.DeliveryStore;
-import buzz.scheduled.application.port.out.ScheduleStoreContract;
+import buzz.scheduled.application.port.out.OwnerMessagesContract;
 import buzz.scheduled.application.fakes.TestEvents;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.port.out.OwnerMessageChanges.ReviseResult;
@@ -25,15 +26,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The owner's storage contract against PostgreSQL (a scratch database with this build's migrations). */
-class PostgresScheduleStoreTest extends ScheduleStoreContract<PostgresScheduleStore> {
+class PostgresOwnerMessagesTest extends OwnerMessagesContract<PostgresOwnerMessages> {
 
     @RegisterExtension
     static final ScratchDatabaseExtension db = ScratchDatabaseExtension.migrated();
 
     @Override
-    protected PostgresScheduleStore emptyStore() {
+    protected PostgresOwnerMessages emptyStore() {
         db.truncateAllTables();
-        return new PostgresScheduleStore(db.dataSource());
+        return new PostgresOwnerMessages(db.dataSource());
     }
 
     @Override

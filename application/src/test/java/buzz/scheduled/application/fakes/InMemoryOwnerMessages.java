@@ -43,7 +43,7 @@ import java.util.Set;
  * the database clock. Every method is synchronized, which makes each one atomic like a transaction; the
  * {@link InMemoryDeliveryStore} works on the same rows under the same lock.
  */
-public final class InMemoryScheduleStore implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {
+public final class InMemoryOwnerMessages implements OwnerMessageQueries, MessageAdmission, OwnerMessageChanges {
     // Ids compare like PostgreSQL's uuid (unsigned bytes), which is the order of their canonical text;
     // java.util.UUID.compareTo compares signed longs and would disagree for ids from 8000... upward.
     private static final Comparator<ScheduledMessage> BY_DUE =
@@ -55,7 +55,7 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
     private final Map<ScheduleId, List<StoredRevision>> history = new HashMap<>();
     private final Set<Channel> tombstones = new HashSet<>();
 
-    public InMemoryScheduleStore(SettableClock clock) {
+    public InMemoryOwnerMessages(SettableClock clock) {
         this.clock = clock;
     }
 
@@ -162,7 +162,7 @@ public final class InMemoryScheduleStore implements OwnerMessageQueries, Message
                 .sorted(BY_DUE)
                 .limit(query.limit() + 1L)
                 .toList();
-        int taken = Math.min(query.limit(), Page.fitting(matching.stream().map(InMemoryScheduleStore::estimatedSize)
+        int taken = Math.min(query.limit(), Page.fitting(matching.stream().map(InMemoryOwnerMessages::estimatedSize)
                 .toList(), query.maxBytes()));
         if (taken == matching.size()) {
             return new Page(matching, Optional.empty());

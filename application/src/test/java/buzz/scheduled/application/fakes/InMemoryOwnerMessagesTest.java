@@ -1,7 +1,7 @@
 package buzz.scheduled.application.fakes;
 
 import buzz.scheduled.application.port.out.DeliveryStore;
-import buzz.scheduled.application.port.out.ScheduleStoreContract;
+import buzz.scheduled.application.port.out.OwnerMessagesContract;
 import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
@@ -10,15 +10,15 @@ import java.time.Instant;
 import java.util.List;
 
 /** The storage contract against the in-memory fake, so application tests stand on a faithful stand-in. */
-class InMemoryScheduleStoreTest extends ScheduleStoreContract<InMemoryScheduleStore> {
+class InMemoryOwnerMessagesTest extends OwnerMessagesContract<InMemoryOwnerMessages> {
 
     private SettableClock clock;
-    private InMemoryScheduleStore fake;
+    private InMemoryOwnerMessages fake;
 
     @Override
-    protected InMemoryScheduleStore emptyStore() {
+    protected InMemoryOwnerMessages emptyStore() {
         clock = new SettableClock(Instant.parse("2027-01-01T12:00:00.123456Z"));
-        fake = new InMemoryScheduleStore(clock);
+        fake = new InMemoryOwnerMessages(clock);
         return fake;
     }
 

@@ -1,5 +1,7 @@
-package buzz.scheduled.application.port.out;
+package buzz.scheduled.application.support;
 
+import buzz.scheduled.application.port.out.DueWorkNotice;
+import buzz.scheduled.application.port.out.DueWorkSignal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -9,8 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A {@link DueWorkSignal} fed from inside the process: whoever learns of nearer work calls {@link #notifyDue}.
  * Used directly where the store cannot notify (the in-memory store), and by signal adapters as the hand-off
- * between their listener thread and the waiting dispatcher, which is why it lives beside the port it implements
- * rather than among the services (adapters never depend on a service). Notifications are sticky until consumed. As a
+ * between their listener thread and the waiting dispatcher. It is an implementation, not a port, and adapters use it,
+ * so it lives in {@code support} rather than among the ports or the services (adapters never depend on a service). Notifications are sticky until consumed. As a
  * {@link DueWorkNotice} it takes the owner side's own changes; it never misses anything, so it is always
  * {@linkplain #listening() listening}.
  */

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Test;
  * PostgreSQL (adapters-postgres). Times are taken from the store's own clock, so the same cases hold for a
  * settable clock and for the database's {@code now()}.
  */
-public abstract class ScheduleStoreContract<S extends OwnerMessageQueries & MessageAdmission & OwnerMessageChanges>
+public abstract class OwnerMessagesContract<S extends OwnerMessageQueries & MessageAdmission & OwnerMessageChanges>
         extends StoreContractSupport<S> {
 
     // ------------------------------------------------------------------------------------------------------

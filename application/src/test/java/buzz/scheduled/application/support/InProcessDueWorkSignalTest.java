@@ -1,9 +1,8 @@
-package buzz.scheduled.application.service;
+package buzz.scheduled.application.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.application.port.out.DueWorkSignal.Wake;
-import buzz.scheduled.application.port.out.InProcessDueWorkSignal;
 import buzz.scheduled.application.testing.Poll;
 import java.time.Duration;
 import java.time.Instant;
