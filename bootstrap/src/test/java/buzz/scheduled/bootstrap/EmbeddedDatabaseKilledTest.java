@@ -26,9 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * docs/failure-scenarios.md F25: the embedded PostgreSQL's postmaster is killed with SIGKILL under a running
  * {@code serve} (its own JVM, the real Node relay). The sidecar restarts it on the same port and data, so
- * {@code /healthz} stays up, {@code /readyz} fails only while it is down, every message admitted before the kill is
- * delivered, and the log says each change once. When it keeps dying, the sidecar gives up and {@code /healthz} fails so
- * a supervisor restarts it.
+ * {@code /healthz} stays up, {@code /readyz} is ready again after the restart, every message admitted before the
+ * kill is delivered, and the log says each change once. When it keeps dying, the sidecar gives up and
+ * {@code /healthz} fails so a supervisor restarts it.
  */
 class EmbeddedDatabaseKilledTest {
 
@@ -63,9 +63,12 @@ class EmbeddedDatabaseKilledTest {
                 Instant killedAt = Instant.now();
                 assertThat(ProcessHandle.of(killed).orElseThrow().destroyForcibly()).isTrue(); // SIGKILL
                 HealthProbe probe = HealthProbe.start(httpPort);
-                Poll.until("readiness to fail while the database is down", Duration.ofSeconds(10),
-                        () -> status(httpPort, "/readyz") == 503);
-                Poll.until("readiness to come back after the restart", Duration.ofSeconds(60),
+                // A quick restart can fall between two of the database watch's checks (one a second at most, fewer
+                // while delivery's statements are answered: docs/failure-scenarios.md F32), so readiness may never
+                // see the outage; the restart itself is what must happen.
+                Poll.until("the sidecar to restart the postmaster", Duration.ofSeconds(60),
+                        () -> ServeProcesses.output(log).contains("embedded PostgreSQL restarted (pid"));
+                Poll.until("readiness after the restart", Duration.ofSeconds(60),
                         () -> status(httpPort, "/readyz") == 200);
                 Instant readyAgain = Instant.now();
                 probe.stop();
@@ -89,8 +92,14 @@ class EmbeddedDatabaseKilledTest {
                 String output = Files.readString(log);
                 assertThat(ServeProcesses.occurrences(output, "exited unexpectedly; restarting it")).isEqualTo(1);
                 assertThat(ServeProcesses.occurrences(output, "embedded PostgreSQL restarted (pid " + restarted + ")")).isEqualTo(1);
-                assertThat(ServeProcesses.occurrences(output, "the database does not answer")).isEqualTo(1);
-                assertThat(ServeProcesses.occurrences(output, "the database answers again")).isEqualTo(1);
+                int noAnswer = ServeProcesses.occurrences(output, "the database does not answer");
+                assertThat(noAnswer).as("the watch's outage, if it saw one, is said once").isLessThanOrEqualTo(1);
+                assertThat(ServeProcesses.occurrences(output, "the database answers again")).isEqualTo(noAnswer);
+                if (output.contains("due-work listener is down")) {
+                    // Its end is said once the listener has listened steadily for 10 s (F33).
+                    Poll.until("the listener to say it listens steadily again", Duration.ofSeconds(30),
+                            () -> ServeProcesses.output(log).contains("for due work again, steadily"));
+                }
                 int outageLines = lines(log) - linesBefore;
                 // Quiet once recovered and delivered: nothing more is logged while the sidecar just runs.
                 int settled = lines(log);

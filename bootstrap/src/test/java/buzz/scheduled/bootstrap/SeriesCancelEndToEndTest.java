@@ -84,7 +84,8 @@ class SeriesCancelEndToEndTest {
             assertThat(cancelled.out()).isEqualTo("cancelled 3 pending messages\n");
             assertThat(cancelledAt).as("cancelled before the first occurrence was due")
                     .isBefore(Instant.ofEpochSecond(first));
-            assertThat(listed.out()).startsWith("no messages\nseries " + series + ": 0 of 3 pending");
+            assertThat(listed.out()).startsWith("no pending messages (scheduled, claimed, sending); list --all shows"
+                    + " every state\nseries " + series + ": 0 of 3 pending");
             Poll.until("the message due after the series to be published", LEAD.plusSeconds(60),
                     () -> owner.get(controlId), reply -> "published".equals(reply.json().get("state").asText()));
             Set<String> received = relay.receivedEvents().stream().map(TestRelay.ReceivedEvent::id)
