@@ -7,7 +7,6 @@ import buzz.scheduled.adapters.relay.testing.TestRelay;
 import buzz.scheduled.application.testing.Poll;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import com.sun.net.httpserver.HttpServer;
-import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,6 +1,5 @@
 package buzz.scheduled.adapters.http;
 
-import buzz.scheduled.application.port.in.AuthenticateRequestCommand;
 import buzz.scheduled.application.port.in.AuthenticateRequestUseCase;
 import buzz.scheduled.application.port.in.AuthenticationResult;
 import buzz.scheduled.application.port.in.DatabaseStatusUseCase;

@@ -17,7 +17,6 @@ import java.sql.SQLException;
 import buzz.scheduled.domain.schedule.SeriesId;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;

@@ -7,7 +7,6 @@ import buzz.scheduled.adapters.postgres.testing.PostgresOwnerMessages;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.fakes.TestEvents;
 import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
-import buzz.scheduled.application.port.out.ChannelAdministration;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
 import buzz.scheduled.application.port.out.DeliveryStore.Finish;
