@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.adapters.relay.signature.SecretKey;
+import buzz.scheduled.bootstrap.config.SidecarConfig;
+import buzz.scheduled.bootstrap.logging.LogSetup;
 import buzz.scheduled.domain.nostr.Nip19;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -65,6 +67,9 @@ class OperatorPageBrowserTest {
 
     @BeforeAll
     static void clickThroughTheConsole() throws Exception {
+        // Logging as serve sets it up (Main): java.util.logging and System.Logger reach Logback, whatever ran before
+        // in this JVM.
+        LogSetup.apply(SidecarConfig.LogLevel.INFO, SidecarConfig.LogFormat.TEXT);
         OPERATOR_LOG.start();
         ((Logger) LoggerFactory.getLogger("buzz.operator")).addAppender(OPERATOR_LOG);
         Path restricted = dataDir.resolve("restricted-pubkeys");
