@@ -3,6 +3,7 @@ package buzz.scheduled.application.fakes;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.application.support.MonotonicClock;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
@@ -50,6 +51,7 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
     }
 
     private final WallClock clock;
+    private final MonotonicClock monotonic;
     private final Queue<Answer> script = new ConcurrentLinkedQueue<>();
     private volatile Answer fallback;
     private final List<Receipt> receipts = new CopyOnWriteArrayList<>();
@@ -63,7 +65,16 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
 
     /** @param clock the store's clock, read when a publish arrives */
     public ScriptedRelayPublisher(WallClock clock) {
+        this(clock, MonotonicClock.SYSTEM);
+    }
+
+    /**
+     * @param clock     the store's clock, read when a publish arrives
+     * @param monotonic what each frame's send deadline is checked against: the dispatcher's monotonic clock
+     */
+    public ScriptedRelayPublisher(WallClock clock, MonotonicClock monotonic) {
         this.clock = clock;
+        this.monotonic = monotonic;
         this.fallback = relayLike();
     }
 
@@ -106,7 +117,7 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
     }
 
     private void write(Publication publication, Consumer<PublishResult> answer) {
-        if (System.nanoTime() - publication.sendBy() > 0) {
+        if (monotonic.nanoTime() - publication.sendBy() > 0) {
             notSent.incrementAndGet();
             answer.accept(new PublishResult.NotSent("deadline: the send deadline passed before the frame was written"));
             return;
