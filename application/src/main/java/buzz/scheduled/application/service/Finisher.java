@@ -201,10 +201,11 @@ final class Finisher {
         try {
             results = store.finish(finishes);
         } catch (RuntimeException e) {
+            // Counted once the retries are planned, so whoever sees the count (a test stepping the clock) sees them.
+            batch.forEach(this::retryLater);
             tally.writeFailures.incrementAndGet();
             LOG.log(Level.WARNING, "recording {0} delivery outcomes failed ({1}); trying again with backoff",
                     Integer.toString(batch.size()), e.toString());
-            batch.forEach(this::retryLater);
             return;
         }
         if (results.size() != batch.size()) {
@@ -215,10 +216,10 @@ final class Finisher {
             Pending pending = batch.get(i);
             FinishResult result = results.get(i);
             if (result.written() == DeliveryStore.Written.FAILED_TO_WRITE) {
+                retryLater(pending);
                 tally.writeFailures.incrementAndGet();
                 LOG.log(Level.WARNING, "recording the outcome of {0} failed alone; trying it again with backoff",
                         pending.done.item().message.claim().id());
-                retryLater(pending);
                 continue;
             }
             recorded(pending.done, result);

@@ -184,10 +184,19 @@ class DispatcherDeliveryTest {
     void finishingWriteFailsTwiceWhileTheDatabaseRecovers_isTriedAgainWithinTheLease_andNothingIsResent() {
         ScheduledMessage message = fx.schedule(T0, "brief outage");
         delivery.failFinishes(2);
+        fx.stepTime();
 
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        // Tried again after 50 ms, then after 100 ms: the backoff steps on the monotonic clock.
+        Poll.until("the first failed write", () -> dispatcher.counts().writeFailures() == 1);
+        assertThat(delivery.finishCalls).hasValue(1);
+        fx.advance(Duration.ofMillis(50));
+        Poll.until("the second failed write", () -> dispatcher.counts().writeFailures() == 2);
+        assertThat(delivery.finishCalls).hasValue(2);
+        fx.advance(Duration.ofMillis(100));
         Poll.until("publication, recorded and counted", () -> fx.state(message).equals("published")
                 && dispatcher.counts().published() == 1);
+        assertThat(delivery.finishCalls).hasValue(3);
 
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(dispatcher.counts().writeFailures()).isEqualTo(2);
