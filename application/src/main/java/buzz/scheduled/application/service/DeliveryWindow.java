@@ -116,13 +116,17 @@ final class DeliveryWindow {
         }
     }
 
-    /** Waits until nothing is held or the deadline (a reading of this window's clock) passed; true when empty. */
+    /**
+     * Waits until nothing is held or the deadline (a reading of this window's clock, read again whenever the wait is
+     * woken, see {@link #wake()}) passed; true when empty.
+     */
     boolean awaitEmpty(long deadline) {
         lock.lock();
         try {
             long left = deadline - clock.nanoTime();
             while (!held.isEmpty() && left > 0) {
-                left = changed.awaitNanos(left);
+                changed.awaitNanos(left);
+                left = deadline - clock.nanoTime();
             }
             return held.isEmpty();
         } catch (InterruptedException e) {

@@ -281,12 +281,13 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     }
 
     /**
-     * Makes the finisher read the monotonic clock again now, for its next renewal or retry: its wait is timed in real
-     * time, so a test that steps the clock calls this after each step. (The claim loop sleeps in the
-     * {@link DueWorkSignal}, which such a test ends itself.)
+     * Makes the finisher (waiting for its next renewal or retry) and a {@link #stop} (waiting for the window to empty)
+     * read the monotonic clock again now: their waits are timed in real time, so a test that steps the clock calls
+     * this after each step. (The claim loop sleeps in the {@link DueWorkSignal}, which such a test ends itself.)
      */
     void timeMoved() {
         finisher.timeMoved();
+        window.wake();
     }
 
     /** Whether {@link #stop} was called. */

@@ -40,6 +40,8 @@ final class Finisher {
     static final int MAX_BATCH = 2_000;
     private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** Queued by {@link #timeMoved()}: not an outcome, only a reason to look at the clock again. */
+    private static final Done TIME_MOVED = new Done(null, null, "time-moved");
 
     /**
      * One decided outcome waiting to be written.
@@ -56,9 +58,6 @@ final class Finisher {
     private final DeliveryObserver observer;
     private final DispatcherSettings settings;
     private final Tally tally;
-    /** Queued by {@link #timeMoved()}: not an outcome, only a reason to look at the clock again. */
-    private static final Done TIME_MOVED = new Done(null, null, "time-moved");
-
     private final MonotonicClock clock;
     private final LinkedBlockingQueue<Done> queue = new LinkedBlockingQueue<>();
     /** Outcomes whose write failed, waiting for their next try; only the finisher thread touches it. */

@@ -59,6 +59,7 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
     private final AtomicInteger active = new AtomicInteger();
     private final AtomicInteger maxActive = new AtomicInteger();
     private final AtomicInteger notSent = new AtomicInteger();
+    private final AtomicInteger withdrawals = new AtomicInteger();
     private final List<EventId> lookUps = new CopyOnWriteArrayList<>();
     private final ArrayDeque<Queued> queued = new ArrayDeque<>();
     private boolean paused;
@@ -171,6 +172,7 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
 
     @Override
     public int withdrawUnsent() {
+        withdrawals.incrementAndGet();
         List<Queued> taken;
         synchronized (queued) {
             taken = List.copyOf(queued);
@@ -200,6 +202,11 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
         for (Queued one : taken) {
             write(one.publication, one.answer);
         }
+    }
+
+    /** How often {@link #withdrawUnsent()} was called (a stopping dispatcher calls it once its claim loop ended). */
+    public int withdrawals() {
+        return withdrawals.get();
     }
 
     /** Frames waiting unwritten while paused. */

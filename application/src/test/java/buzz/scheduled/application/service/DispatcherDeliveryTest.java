@@ -303,10 +303,20 @@ class DispatcherDeliveryTest {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         fx.relay.always(fx.relay.stalled(entered, release));
+        fx.stepTime();
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
         assertThat(entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 
-        Dispatcher.Shutdown shutdown = fx.stop(dispatcher, Duration.ofSeconds(1));
+        CompletableFuture<Dispatcher.Shutdown> stopping =
+                CompletableFuture.supplyAsync(() -> fx.stop(dispatcher, Duration.ofSeconds(1)));
+        // The stop took back the unwritten frames, so its bound is running: it waits for the written one's answer.
+        Poll.until("the stop to take back the unwritten frames", () -> fx.relay.withdrawals() == 1);
+        fx.ticks.advance(Duration.ofSeconds(1).minusNanos(1));
+        dispatcher.timeMoved();
+        assertThat(stopping).as("a nanosecond before the bound ends").isNotDone();
+        fx.ticks.advance(Duration.ofNanos(1));
+        dispatcher.timeMoved();
+        Dispatcher.Shutdown shutdown = stopping.get(10, java.util.concurrent.TimeUnit.SECONDS);
         release.countDown();
 
         assertThat(shutdown.unresolved()).isEqualTo(1);
