@@ -129,9 +129,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     /**
      * A dispatcher (not started) that follows a database watch and reads its deadlines from {@code monotonic}.
      *
-     * @param monotonic the clock of every deadline: the send deadlines handed to {@code relay} are its readings, so it
-     *                  must be the clock the relay adapter checks them against ({@link MonotonicClock#SYSTEM} for the
-     *                  real one); tests pass a clock they step
+     * @param monotonic the clock of every deadline; the relay checks the send deadlines it is handed against the same
+     *                  clock ({@link MonotonicClock#SYSTEM} for the real relay); tests pass a clock they step
      */
     public Dispatcher(DeliveryStore store, RelayPublisher relay, AccessPolicy access, RelayLimits relayLimits,
                       DueWorkSignal signal, DeliveryObserver observer, DispatcherSettings settings,
@@ -140,8 +139,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 || observer == null || settings == null || database == null || storeClock == null
                 || monotonic == null) {
             throw new IllegalArgumentException("a dispatcher needs a store, a relay, an access policy, relay limits, "
-                    + "a signal, an observer, settings, the database's availability, a store clock and a monotonic "
-                    + "clock");
+                    + "a signal, an observer, settings, the database's availability, store and monotonic clocks");
         }
         this.monotonic = monotonic;
         this.store = store;
@@ -280,11 +278,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         }
     }
 
-    /**
-     * Makes the finisher (waiting for its next renewal or retry) and a {@link #stop} (waiting for the window to empty)
-     * read the monotonic clock again now: their waits are timed in real time, so a test that steps the clock calls
-     * this after each step. (The claim loop sleeps in the {@link DueWorkSignal}, which such a test ends itself.)
-     */
+    /** Makes the finisher and a {@link #stop}, whose waits run in real time, read a clock a test stepped again. */
     void timeMoved() {
         finisher.timeMoved();
         window.wake();
