@@ -1,6 +1,7 @@
 package buzz.scheduled.application.service;
 
 import buzz.scheduled.application.port.out.DeliveryStore.Claim;
+import buzz.scheduled.application.support.MonotonicClock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,6 +18,7 @@ final class DeliveryWindow {
     private final int size;
     private final int claimWhenFree;
     private final long maxBytes;
+    private final MonotonicClock clock;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     // guarded by lock
@@ -27,9 +29,15 @@ final class DeliveryWindow {
     private long seenBytes;
 
     DeliveryWindow(int size, int claimWhenFree, long maxBytes) {
+        this(size, claimWhenFree, maxBytes, MonotonicClock.SYSTEM);
+    }
+
+    /** A window whose {@link #awaitEmpty} deadlines are readings of {@code clock}. */
+    DeliveryWindow(int size, int claimWhenFree, long maxBytes, MonotonicClock clock) {
         this.size = size;
         this.claimWhenFree = claimWhenFree;
         this.maxBytes = maxBytes;
+        this.clock = clock;
     }
 
     void add(InFlight item) {
@@ -108,13 +116,17 @@ final class DeliveryWindow {
         }
     }
 
-    /** Waits until nothing is held or the {@link System#nanoTime()} deadline passed; true when empty. */
+    /**
+     * Waits until nothing is held or the deadline (a reading of this window's clock, read again whenever the wait is
+     * woken, see {@link #wake()}) passed; true when empty.
+     */
     boolean awaitEmpty(long deadline) {
         lock.lock();
         try {
-            long left = deadline - System.nanoTime();
+            long left = deadline - clock.nanoTime();
             while (!held.isEmpty() && left > 0) {
-                left = changed.awaitNanos(left);
+                changed.awaitNanos(left);
+                left = deadline - clock.nanoTime();
             }
             return held.isEmpty();
         } catch (InterruptedException e) {

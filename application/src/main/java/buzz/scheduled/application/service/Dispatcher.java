@@ -13,6 +13,7 @@ import buzz.scheduled.application.port.out.DueWorkSignal.Wake;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.StoreClock;
+import buzz.scheduled.application.support.MonotonicClock;
 import buzz.scheduled.domain.schedule.PreSendCheck;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -74,6 +75,8 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     private final DueWorkSignal signal;
     private final DatabaseAvailability database;
     private final StoreClock storeClock;
+    /** Every deadline on the delivery path (send, lease, retry, renewal, stop) is a reading of this clock. */
+    private final MonotonicClock monotonic;
     private final DispatcherSettings settings;
     private final DeliverySettings delivery;
     private final Tally tally = new Tally();
@@ -119,11 +122,26 @@ public final class Dispatcher implements DeliveryCountsUseCase {
     public Dispatcher(DeliveryStore store, RelayPublisher relay, AccessPolicy access, RelayLimits relayLimits,
                       DueWorkSignal signal, DeliveryObserver observer, DispatcherSettings settings,
                       DatabaseAvailability database, StoreClock storeClock) {
+        this(store, relay, access, relayLimits, signal, observer, settings, database, storeClock,
+                MonotonicClock.SYSTEM);
+    }
+
+    /**
+     * A dispatcher (not started) that follows a database watch and reads its deadlines from {@code monotonic}.
+     *
+     * @param monotonic the clock of every deadline; the relay checks the send deadlines it is handed against the same
+     *                  clock ({@link MonotonicClock#SYSTEM} for the real relay); tests pass a clock they step
+     */
+    public Dispatcher(DeliveryStore store, RelayPublisher relay, AccessPolicy access, RelayLimits relayLimits,
+                      DueWorkSignal signal, DeliveryObserver observer, DispatcherSettings settings,
+                      DatabaseAvailability database, StoreClock storeClock, MonotonicClock monotonic) {
         if (store == null || relay == null || access == null || relayLimits == null || signal == null
-                || observer == null || settings == null || database == null || storeClock == null) {
+                || observer == null || settings == null || database == null || storeClock == null
+                || monotonic == null) {
             throw new IllegalArgumentException("a dispatcher needs a store, a relay, an access policy, relay limits, "
-                    + "a signal, an observer, settings, the database's availability and a store clock");
+                    + "a signal, an observer, settings, the database's availability, store and monotonic clocks");
         }
+        this.monotonic = monotonic;
         this.store = store;
         this.relay = relay;
         this.signal = signal;
@@ -131,8 +149,9 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         this.storeClock = storeClock;
         this.settings = settings;
         this.delivery = settings.delivery();
-        this.window = new DeliveryWindow(settings.maxInFlight(), settings.claimWhenFree(), settings.maxQueuedBytes());
-        this.finisher = new Finisher(store, window, observer, settings, tally);
+        this.window = new DeliveryWindow(settings.maxInFlight(), settings.claimWhenFree(), settings.maxQueuedBytes(),
+                monotonic);
+        this.finisher = new Finisher(store, window, observer, settings, tally, monotonic);
         // The access checks' executor exists from start() on; a check is only ever started after it.
         this.router = new ClaimRouter(relay, access, relayLimits, delivery, tally, window, finisher, checking,
                 task -> accessChecks.execute(task), () -> stopping);
@@ -187,7 +206,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
         } finally {
             lifecycle.unlock();
         }
-        long deadline = System.nanoTime() + bound.toNanos();
+        long deadline = monotonic.nanoTime() + bound.toNanos();
         window.wake();
         signal.wakeUp();
         joinClaimLoop(deadline);
@@ -250,13 +269,19 @@ public final class Dispatcher implements DeliveryCountsUseCase {
 
     private void joinClaimLoop(long deadline) {
         try {
-            long left = deadline - System.nanoTime();
+            long left = deadline - monotonic.nanoTime();
             if (left > 0) {
                 claimLoop.join(Duration.ofNanos(left));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Makes the finisher and a {@link #stop}, whose waits run in real time, read a clock a test stepped again. */
+    void timeMoved() {
+        finisher.timeMoved();
+        window.wake();
     }
 
     /** Whether {@link #stop} was called. */
@@ -300,7 +325,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
             if (!database.takesWrites()) {
                 if (!paused) {
                     paused = true;
-                    pausedSince = System.nanoTime();
+                    pausedSince = monotonic.nanoTime();
                     LOG.log(Level.INFO, "claiming paused: the database takes no writes now; resumes when it does");
                 }
                 pause(OUTAGE_POLL);
@@ -309,7 +334,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
             if (paused) {
                 paused = false;
                 LOG.log(Level.INFO, "claiming resumed after a pause of {0} ms",
-                        Long.toString((System.nanoTime() - pausedSince) / 1_000_000));
+                        Long.toString((monotonic.nanoTime() - pausedSince) / 1_000_000));
             }
             try {
                 int room = window.awaitRoom(() -> stopping);
@@ -317,12 +342,12 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                     continue;
                 }
                 int want = Math.min(settings.claimBatch(), window.fitting(room));
-                long asked = System.nanoTime();
+                long asked = monotonic.nanoTime();
                 ClaimedBatch batch = store.claim(want, delivery.lease());
                 database.answered();
                 if (failures > 0) {
                     LOG.log(Level.INFO, "claim loop recovered after {0} failed attempt(s) over {1} ms",
-                            Long.toString(failures), Long.toString((System.nanoTime() - failingSince) / 1_000_000));
+                            Long.toString(failures), Long.toString((monotonic.nanoTime() - failingSince) / 1_000_000));
                     failures = 0;
                 }
                 int claimed = batch.messages().size();
@@ -345,7 +370,7 @@ public final class Dispatcher implements DeliveryCountsUseCase {
                 }
                 tally.errors.incrementAndGet();
                 if (failures++ == 0) {
-                    failingSince = System.nanoTime();
+                    failingSince = monotonic.nanoTime();
                     LOG.log(Level.ERROR, "claim loop failed; retrying every " + settings.errorPause().toMillis()
                             + " ms, logged again when it recovers", e);
                 } else {
@@ -396,9 +421,9 @@ public final class Dispatcher implements DeliveryCountsUseCase {
 
     /** Waits up to {@code sleep}; a notification of work not before {@code target} does not end the wait. */
     private void waitForWork(Duration sleep, Instant target) {
-        long wakeAt = System.nanoTime() + sleep.toNanos();
+        long wakeAt = monotonic.nanoTime() + sleep.toNanos();
         while (!stopping) {
-            long left = wakeAt - System.nanoTime();
+            long left = wakeAt - monotonic.nanoTime();
             if (left <= 0) {
                 return;
             }

@@ -8,6 +8,7 @@ import buzz.scheduled.application.port.out.DeliveryStore.Claim;
 import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
 import buzz.scheduled.application.port.out.DeliveryStore.Finish;
 import buzz.scheduled.application.port.out.DeliveryStore.FinishResult;
+import buzz.scheduled.application.support.MonotonicClock;
 import buzz.scheduled.domain.schedule.FailureReason;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import java.lang.System.Logger.Level;
@@ -39,6 +40,8 @@ final class Finisher {
     static final int MAX_BATCH = 2_000;
     private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** Queued by {@link #timeMoved()}: not an outcome, only a reason to look at the clock again. */
+    private static final Done TIME_MOVED = new Done(null, null, "time-moved");
 
     /**
      * One decided outcome waiting to be written.
@@ -55,6 +58,7 @@ final class Finisher {
     private final DeliveryObserver observer;
     private final DispatcherSettings settings;
     private final Tally tally;
+    private final MonotonicClock clock;
     private final LinkedBlockingQueue<Done> queue = new LinkedBlockingQueue<>();
     /** Outcomes whose write failed, waiting for their next try; only the finisher thread touches it. */
     private final List<Pending> retrying = new ArrayList<>();
@@ -65,7 +69,8 @@ final class Finisher {
     private Thread thread;
 
     Finisher(DeliveryStore store, DeliveryWindow window, DeliveryObserver observer, DispatcherSettings settings,
-             Tally tally) {
+             Tally tally, MonotonicClock clock) {
+        this.clock = clock;
         this.store = store;
         this.window = window;
         this.observer = observer;
@@ -85,7 +90,15 @@ final class Finisher {
     }
 
     /**
-     * Writes what is queued and what is waiting for another try, then ends; by the {@link System#nanoTime()} deadline
+     * Makes the finisher look at its clock again at once (its waits for the next renewal or retry are timed in real
+     * time): for tests that step a {@link MonotonicClock} instead of letting time pass.
+     */
+    void timeMoved() {
+        queue.add(TIME_MOVED);
+    }
+
+    /**
+     * Writes what is queued and what is waiting for another try, then ends; by the deadline (on the finisher's clock)
      * at the latest (what is still unwritten then is left to the reaper).
      *
      * @return whether everything was written
@@ -95,7 +108,7 @@ final class Finisher {
         stopping = true;
         thread.interrupt();
         try {
-            long left = deadline - System.nanoTime();
+            long left = deadline - clock.nanoTime();
             if (left > 0) {
                 thread.join(Duration.ofNanos(left));
             }
@@ -124,18 +137,21 @@ final class Finisher {
             retrying.clear();
         }
         for (Done done : queued) {
+            if (done == TIME_MOVED) {
+                continue;
+            }
             outcomes.putIfAbsent(done.item(), done.finish());
         }
         return outcomes;
     }
 
     private void run() {
-        long nextRenewal = System.nanoTime() + renewEveryNanos;
+        long nextRenewal = clock.nanoTime() + renewEveryNanos;
         List<Done> drained = new ArrayList<>();
         List<Pending> batch = new ArrayList<>();
         while (true) {
             try {
-                long now = System.nanoTime();
+                long now = clock.nanoTime();
                 if (stopping && ((queue.isEmpty() && retrying.isEmpty()) || now - stopDeadline >= 0)) {
                     return;
                 }
@@ -145,18 +161,20 @@ final class Finisher {
                     drained.add(first);
                     queue.drainTo(drained, MAX_BATCH - 1);
                     for (Done done : drained) {
-                        batch.add(new Pending(done, 0, 0));
+                        if (done != TIME_MOVED) {
+                            batch.add(new Pending(done, 0, 0));
+                        }
                     }
                     drained.clear();
                 }
-                takeDueRetries(batch, System.nanoTime());
+                takeDueRetries(batch, clock.nanoTime());
                 if (!batch.isEmpty()) {
                     write(batch);
                     batch.clear();
                 }
-                if (System.nanoTime() - nextRenewal >= 0) {
+                if (clock.nanoTime() - nextRenewal >= 0) {
                     renewLeases();
-                    nextRenewal = System.nanoTime() + renewEveryNanos;
+                    nextRenewal = clock.nanoTime() + renewEveryNanos;
                 }
             } catch (InterruptedException e) {
                 // stop() interrupts a wait; the loop's first check decides whether anything is left to write.
@@ -182,10 +200,11 @@ final class Finisher {
         try {
             results = store.finish(finishes);
         } catch (RuntimeException e) {
+            // Counted once the retries are planned, so whoever sees the count (a test stepping the clock) sees them.
+            batch.forEach(this::retryLater);
             tally.writeFailures.incrementAndGet();
             LOG.log(Level.WARNING, "recording {0} delivery outcomes failed ({1}); trying again with backoff",
                     Integer.toString(batch.size()), e.toString());
-            batch.forEach(this::retryLater);
             return;
         }
         if (results.size() != batch.size()) {
@@ -196,10 +215,10 @@ final class Finisher {
             Pending pending = batch.get(i);
             FinishResult result = results.get(i);
             if (result.written() == DeliveryStore.Written.FAILED_TO_WRITE) {
+                retryLater(pending);
                 tally.writeFailures.incrementAndGet();
                 LOG.log(Level.WARNING, "recording the outcome of {0} failed alone; trying it again with backoff",
                         pending.done.item().message.claim().id());
-                retryLater(pending);
                 continue;
             }
             recorded(pending.done, result);
@@ -282,7 +301,7 @@ final class Finisher {
 
     /** Puts an outcome aside for another try, unless its lease and the reaper's grace are over. */
     private void retryLater(Pending pending) {
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         if (now - (pending.done.item().leaseEnds + reapGraceNanos) > 0) {
             window.remove(pending.done.item());
             tally.abandoned.incrementAndGet();
@@ -325,7 +344,7 @@ final class Finisher {
         if (held.isEmpty()) {
             return;
         }
-        long asked = System.nanoTime();
+        long asked = clock.nanoTime();
         long leaseNanos = settings.delivery().lease().toNanos();
         List<Claim> claims = new ArrayList<>(held.size());
         List<InFlight> renewing = new ArrayList<>(held.size());
@@ -365,7 +384,7 @@ final class Finisher {
      * An outcome on its way to the store.
      *
      * @param tries how often its write failed so far
-     * @param at    the {@link System#nanoTime()} of its next try (for one waiting in {@link #retrying})
+     * @param at    the finisher's clock at its next try (for one waiting in {@link #retrying})
      */
     private record Pending(Done done, int tries, long at) {
     }

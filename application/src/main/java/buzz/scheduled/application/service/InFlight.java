@@ -5,8 +5,8 @@ import buzz.scheduled.application.port.out.DeliveryStore.ClaimedMessage;
 /**
  * One claim the dispatcher holds, from the claim until its outcome is recorded (or left to the reaper).
  *
- * <p>Times are {@link System#nanoTime()} readings measured from just before the claim was asked, so they can only
- * end before the lease the store granted, never after it.
+ * <p>Times are readings of the dispatcher's {@link buzz.scheduled.application.support.MonotonicClock}, measured from
+ * just before the claim was asked, so they can only end before the lease the store granted, never after it.
  */
 final class InFlight {
     final ClaimedMessage message;

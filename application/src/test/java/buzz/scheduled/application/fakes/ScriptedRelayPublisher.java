@@ -3,6 +3,7 @@ package buzz.scheduled.application.fakes;
 import buzz.scheduled.application.port.out.PublishResult;
 import buzz.scheduled.application.port.out.RelayPublisher;
 import buzz.scheduled.application.port.out.WallClock;
+import buzz.scheduled.application.support.MonotonicClock;
 import buzz.scheduled.domain.nostr.EventId;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
@@ -50,6 +51,7 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
     }
 
     private final WallClock clock;
+    private final MonotonicClock monotonic;
     private final Queue<Answer> script = new ConcurrentLinkedQueue<>();
     private volatile Answer fallback;
     private final List<Receipt> receipts = new CopyOnWriteArrayList<>();
@@ -57,13 +59,23 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
     private final AtomicInteger active = new AtomicInteger();
     private final AtomicInteger maxActive = new AtomicInteger();
     private final AtomicInteger notSent = new AtomicInteger();
+    private final AtomicInteger withdrawals = new AtomicInteger();
     private final List<EventId> lookUps = new CopyOnWriteArrayList<>();
     private final ArrayDeque<Queued> queued = new ArrayDeque<>();
     private boolean paused;
 
     /** @param clock the store's clock, read when a publish arrives */
     public ScriptedRelayPublisher(WallClock clock) {
+        this(clock, MonotonicClock.SYSTEM);
+    }
+
+    /**
+     * @param clock     the store's clock, read when a publish arrives
+     * @param monotonic what each frame's send deadline is checked against: the dispatcher's monotonic clock
+     */
+    public ScriptedRelayPublisher(WallClock clock, MonotonicClock monotonic) {
         this.clock = clock;
+        this.monotonic = monotonic;
         this.fallback = relayLike();
     }
 
@@ -106,7 +118,7 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
     }
 
     private void write(Publication publication, Consumer<PublishResult> answer) {
-        if (System.nanoTime() - publication.sendBy() > 0) {
+        if (monotonic.nanoTime() - publication.sendBy() > 0) {
             notSent.incrementAndGet();
             answer.accept(new PublishResult.NotSent("deadline: the send deadline passed before the frame was written"));
             return;
@@ -160,6 +172,7 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
 
     @Override
     public int withdrawUnsent() {
+        withdrawals.incrementAndGet();
         List<Queued> taken;
         synchronized (queued) {
             taken = List.copyOf(queued);
@@ -189,6 +202,11 @@ public final class ScriptedRelayPublisher implements RelayPublisher {
         for (Queued one : taken) {
             write(one.publication, one.answer);
         }
+    }
+
+    /** How often {@link #withdrawUnsent()} was called (a stopping dispatcher calls it once its claim loop ended). */
+    public int withdrawals() {
+        return withdrawals.get();
     }
 
     /** Frames waiting unwritten while paused. */

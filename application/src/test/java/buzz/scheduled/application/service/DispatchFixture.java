@@ -17,7 +17,9 @@ import buzz.scheduled.application.port.out.DueWorkSignal;
 import buzz.scheduled.application.port.out.MessageAdmission;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.RelayPublisher;
+import buzz.scheduled.application.support.MonotonicClock;
 import buzz.scheduled.application.testing.Poll;
+import buzz.scheduled.application.testing.SteppedMonotonicClock;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.schedule.Admission;
 import buzz.scheduled.domain.schedule.AdmissionRules;
@@ -30,8 +32,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
-/** One in-memory world for dispatcher tests: a settable store clock, the store, access policy and a relay. */
+/**
+ * One in-memory world for dispatcher tests: a settable store clock, the store, access policy and a relay; the
+ * monotonic clock is the host's unless a test calls {@link #stepTime()}.
+ */
 final class DispatchFixture implements AutoCloseable {
     static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
     static final String CHANNEL = "general";
@@ -39,16 +48,22 @@ final class DispatchFixture implements AutoCloseable {
             Duration.ofMinutes(5));
 
     final SettableClock clock = new SettableClock(T0);
+    /** The monotonic clock a test steps once it called {@link #stepTime()}. */
+    final SteppedMonotonicClock ticks = new SteppedMonotonicClock();
+    /** What dispatchers started here, their stepped stores and the relay read deadlines from. */
+    private volatile MonotonicClock monotonic = MonotonicClock.SYSTEM;
+    private final MonotonicClock currentMonotonic = () -> monotonic.nanoTime();
     final InMemoryOwnerMessages store = new InMemoryOwnerMessages(clock);
     final InMemoryDeliveryStore deliveryStore = new InMemoryDeliveryStore(store, clock);
     final ScriptedAccessPolicy access = new ScriptedAccessPolicy();
-    final ScriptedRelayPublisher relay = new ScriptedRelayPublisher(clock);
+    final ScriptedRelayPublisher relay = new ScriptedRelayPublisher(clock, currentMonotonic);
     final RecordingObserver observer = new RecordingObserver();
     /** The relay's NIP-11 limits as the dispatcher sees them; none unless a test sets them. */
     volatile RelayLimits.Limitation limitation = RelayLimits.Limitation.NONE;
     final RelayLimits limits = () -> limitation;
     private final SequentialScheduleIds ids = new SequentialScheduleIds();
     private final List<Dispatcher> running = new ArrayList<>();
+    private final List<RecordingSignal> signals = new ArrayList<>();
 
     /** Lease 30 s, publish timeout 10 s, margin 2 s, reap grace 5 s, lateness 900 s, backoff 2 s..60 s. */
     static DeliverySettings deliverySettings() {
@@ -73,7 +88,29 @@ final class DispatchFixture implements AutoCloseable {
 
     /** The delivery store wrapped so the test can freeze or fail its calls. */
     SteppedDeliveryStore stepped() {
-        return new SteppedDeliveryStore(deliveryStore);
+        return new SteppedDeliveryStore(deliveryStore, currentMonotonic);
+    }
+
+    /**
+     * From now on the dispatchers, their stepped stores and the relay read {@link #ticks}, which stands still until
+     * {@link #advance} steps it: call before starting a dispatcher.
+     */
+    void stepTime() {
+        monotonic = ticks;
+    }
+
+    /**
+     * Steps {@link #ticks} by {@code step} and wakes whoever waits for a deadline on it: the finisher of every running
+     * dispatcher, and every claim loop sleeping in a {@link RecordingSignal} (as if its wait had timed out).
+     */
+    void advance(Duration step) {
+        ticks.advance(step);
+        for (Dispatcher dispatcher : List.copyOf(running)) {
+            dispatcher.timeMoved();
+        }
+        for (RecordingSignal signal : List.copyOf(signals)) {
+            signal.timeMoved();
+        }
     }
 
     /** The owner's routes over this world's store, access policy, clock and ids; every signature counts as valid. */
@@ -146,19 +183,23 @@ final class DispatchFixture implements AutoCloseable {
     /** Starts a dispatcher over {@code store} publishing to {@code publisher} and asking {@code policy}. */
     Dispatcher start(DeliveryStore store, RelayPublisher publisher, AccessPolicy policy, DueWorkSignal signal,
                      DispatcherSettings settings) {
-        Dispatcher dispatcher = new Dispatcher(store, publisher, policy, limits, signal, observer, settings);
-        dispatcher.start();
-        running.add(dispatcher);
-        return dispatcher;
+        return started(new Dispatcher(store, publisher, policy, limits, signal, observer, settings,
+                DatabaseAvailability.ASSUMED, store::now, currentMonotonic), signal);
     }
 
     /** Starts a dispatcher over {@code store} that follows {@code database} (a database watch's stand-in). */
     Dispatcher start(DeliveryStore store, DueWorkSignal signal, DispatcherSettings settings,
                      DatabaseAvailability database) {
-        Dispatcher dispatcher = new Dispatcher(store, relay, access, limits, signal, observer, settings, database,
-                clock);
+        return started(new Dispatcher(store, relay, access, limits, signal, observer, settings, database, clock,
+                currentMonotonic), signal);
+    }
+
+    private Dispatcher started(Dispatcher dispatcher, DueWorkSignal signal) {
         dispatcher.start();
         running.add(dispatcher);
+        if (signal instanceof RecordingSignal recording) {
+            signals.add(recording);
+        }
         return dispatcher;
     }
 
@@ -171,8 +212,34 @@ final class DispatchFixture implements AutoCloseable {
     @Override
     public void close() {
         for (Dispatcher dispatcher : List.copyOf(running)) {
-            dispatcher.stop(Duration.ofSeconds(5));
+            stopWithin(dispatcher, Duration.ofSeconds(5));
         }
         running.clear();
+    }
+
+    /**
+     * Stops {@code dispatcher}. With stepped time nothing but the test moves the clock, so a stop whose bound matters
+     * (a test that failed with claims still held) is helped along: the clock is stepped by the bound until it returns.
+     */
+    private void stopWithin(Dispatcher dispatcher, Duration bound) {
+        if (monotonic != ticks) {
+            dispatcher.stop(bound);
+            return;
+        }
+        CompletableFuture<Dispatcher.Shutdown> stop = CompletableFuture.supplyAsync(() -> dispatcher.stop(bound));
+        while (true) {
+            try {
+                stop.get(100, TimeUnit.MILLISECONDS);
+                return;
+            } catch (TimeoutException e) {
+                ticks.advance(bound);
+                dispatcher.timeMoved();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("stopping a dispatcher failed", e.getCause());
+            }
+        }
     }
 }

@@ -184,10 +184,19 @@ class DispatcherDeliveryTest {
     void finishingWriteFailsTwiceWhileTheDatabaseRecovers_isTriedAgainWithinTheLease_andNothingIsResent() {
         ScheduledMessage message = fx.schedule(T0, "brief outage");
         delivery.failFinishes(2);
+        fx.stepTime();
 
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
+        // Tried again after 50 ms, then after 100 ms: the backoff steps on the monotonic clock.
+        Poll.until("the first failed write", () -> dispatcher.counts().writeFailures() == 1);
+        assertThat(delivery.finishCalls).hasValue(1);
+        fx.advance(Duration.ofMillis(50));
+        Poll.until("the second failed write", () -> dispatcher.counts().writeFailures() == 2);
+        assertThat(delivery.finishCalls).hasValue(2);
+        fx.advance(Duration.ofMillis(100));
         Poll.until("publication, recorded and counted", () -> fx.state(message).equals("published")
                 && dispatcher.counts().published() == 1);
+        assertThat(delivery.finishCalls).hasValue(3);
 
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(dispatcher.counts().writeFailures()).isEqualTo(2);
@@ -294,10 +303,20 @@ class DispatcherDeliveryTest {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         fx.relay.always(fx.relay.stalled(entered, release));
+        fx.stepTime();
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
         assertThat(entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 
-        Dispatcher.Shutdown shutdown = fx.stop(dispatcher, Duration.ofSeconds(1));
+        CompletableFuture<Dispatcher.Shutdown> stopping =
+                CompletableFuture.supplyAsync(() -> fx.stop(dispatcher, Duration.ofSeconds(1)));
+        // The stop took back the unwritten frames, so its bound is running: it waits for the written one's answer.
+        Poll.until("the stop to take back the unwritten frames", () -> fx.relay.withdrawals() == 1);
+        fx.ticks.advance(Duration.ofSeconds(1).minusNanos(1));
+        dispatcher.timeMoved();
+        assertThat(stopping).as("a nanosecond before the bound ends").isNotDone();
+        fx.ticks.advance(Duration.ofNanos(1));
+        dispatcher.timeMoved();
+        Dispatcher.Shutdown shutdown = stopping.get(10, java.util.concurrent.TimeUnit.SECONDS);
         release.countDown();
 
         assertThat(shutdown.unresolved()).isEqualTo(1);

@@ -38,8 +38,8 @@ import org.junit.jupiter.api.Test;
  * written; and an edit made after the reaper returned a paused claim is the only revision the relay ever sees.
  *
  * <p>A pause "longer than the lease" must be one on the monotonic clock too (the dispatcher measures its deadline
- * there), so the tests that pause a claimant use a lease of well under a second and wait until its send deadline
- * has really passed.
+ * there), so the tests that pause a claimant step the fixture's monotonic clock one nanosecond past the send deadline
+ * instead of waiting for it to pass.
  */
 class DispatcherFencingTest {
     /** Lease 600 ms, publish timeout 300 ms, margin 100 ms: the send deadline is 500 ms after the claim is asked. */
@@ -61,19 +61,24 @@ class DispatcherFencingTest {
         fx.close();
     }
 
-    /** Waits until the monotonic clock is past the send deadline of a claim asked for before {@code claimedBy}. */
-    private static void awaitSendDeadlinePassed(long claimedBy, DeliverySettings delivery) {
-        long deadline = claimedBy + delivery.lease().minus(delivery.safetyMargin()).toNanos();
-        Poll.until("the send deadline to pass", () -> System.nanoTime() - deadline > 0);
+    /**
+     * Steps the stepped monotonic clock from {@code claimedAt} (a reading taken while the claim was frozen) to one
+     * nanosecond past the send deadline of that claim, which held the whole lease: the lease less the margin.
+     */
+    private void stepPastSendDeadline(long claimedAt, DeliverySettings delivery) {
+        long deadline = claimedAt + delivery.lease().minus(delivery.safetyMargin()).toNanos();
+        fx.advance(Duration.ofNanos(deadline - fx.ticks.nanoTime() + 1));
     }
 
     @Test
     void f2_claimantPausedLongerThanItsLease_anotherPublishes_firstWritesNothingAndChangesNothing() throws Exception {
         ScheduledMessage message = fx.schedule(T0, "F2");
+        fx.stepTime();
         first.freezeBeforeNextClaimReturns();
         Dispatcher paused = fx.start(first, firstSignal, shortLeaseSettings);
         first.awaitFrozen();
-        long claimedBy = System.nanoTime();
+        long claimedAt = fx.ticks.nanoTime();
+        assertThat(first.lastClaimAskedNanos).isEqualTo(claimedAt);
         assertThat(fx.state(message)).isEqualTo("sending");
         Instant firstLease = fx.leaseUntil(message);
 
@@ -81,7 +86,7 @@ class DispatcherFencingTest {
         Dispatcher other = fx.start(fx.stepped(), new RecordingSignal(), shortLeaseSettings);
         fx.awaitReports(message, 1);
         ScheduledMessage published = fx.row(message);
-        awaitSendDeadlinePassed(claimedBy, SHORT_LEASE);
+        stepPastSendDeadline(claimedAt, SHORT_LEASE);
         first.thaw();
         Poll.until("the paused claimant's outcome to come back lost", () -> paused.counts().lostAfterSend() == 1);
 
@@ -135,17 +140,20 @@ class DispatcherFencingTest {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         fx.relay.always(fx.relay.stalled(entered, release));
+        fx.stepTime();
         Dispatcher dispatcher = fx.start(first, firstSignal, DispatchFixture.dispatcherSettings(lease));
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(fx.leaseUntil(message)).isEqualTo(T0.plusSeconds(3));
+        assertThat(first.renewCalls).as("no renewal before a third of the lease").hasValue(0);
 
         fx.clock.advance(Duration.ofSeconds(1));
+        fx.advance(Duration.ofSeconds(1));
         Poll.until("the finisher's renewal", () -> fx.leaseUntil(message).equals(T0.plusSeconds(4)));
         release.countDown();
         Poll.until("publication", () -> fx.state(message).equals("published"));
 
-        assertThat(first.renewCalls.get()).isPositive();
-        assertThat(dispatcher.counts().renewals()).isPositive();
+        assertThat(first.renewCalls).as("one renewal: the clock moved one third of the lease").hasValue(1);
+        assertThat(dispatcher.counts().renewals()).isEqualTo(1);
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
     }
 
@@ -173,14 +181,16 @@ class DispatcherFencingTest {
     void sendDeadline_isWhatWasLeftOfTheLeaseLessTheMargin_fromJustBeforeTheClaim_andTheRelayGetsTheWholeTimeout() {
         ScheduledMessage message = fx.schedule(T0, "deadline");
         List<RelayPublisher.Publication> publications = new CopyOnWriteArrayList<>();
-        long before = System.nanoTime();
+        fx.stepTime();
+        long asked = fx.ticks.nanoTime();
 
         fx.start(first, recording(publications), firstSignal, settings);
         Poll.until("publication", () -> fx.state(message).equals("published"));
 
         long window = deliverySettings.lease().minus(deliverySettings.safetyMargin()).toNanos();
+        assertThat(first.lastClaimAskedNanos).isEqualTo(asked);
         assertThat(publications).singleElement().satisfies(publication -> {
-            assertThat(publication.sendBy()).isBetween(before + window, first.lastClaimAskedNanos + window);
+            assertThat(publication.sendBy()).isEqualTo(asked + window);
             assertThat(publication.timeout()).isEqualTo(deliverySettings.publishTimeout());
             assertThat(publication.eventJson()).isEqualTo(
                     NostrEventJson.write(message.event().orElseThrow()));
@@ -223,12 +233,15 @@ class DispatcherFencingTest {
         ScheduledMessage message = fx.schedule(T0, "stalled connection");
         first.failRenewals(new IllegalStateException("store unreachable (test)"));
         fx.relay.pause();
+        fx.stepTime();
         Dispatcher dispatcher = fx.start(first, firstSignal, shortLeaseSettings);
         Poll.until("the frame to wait unwritten", () -> fx.relay.waiting() == 1);
-        long claimedBy = System.nanoTime();
-        Poll.until("a failed renewal", () -> dispatcher.counts().renewalFailures() >= 1);
+        long claimedAt = fx.ticks.nanoTime();
+        assertThat(dispatcher.counts().renewalFailures()).as("no renewal before a third of the lease").isZero();
+        fx.advance(SHORT_LEASE.lease().dividedBy(3));
+        Poll.until("a failed renewal", () -> dispatcher.counts().renewalFailures() == 1);
 
-        awaitSendDeadlinePassed(claimedBy, SHORT_LEASE);
+        stepPastSendDeadline(claimedAt, SHORT_LEASE);
         first.failRenewals(null);
         fx.relay.resume();
         fx.awaitReports(message, 1);
@@ -276,13 +289,14 @@ class DispatcherFencingTest {
         NostrEvent r1 = SampleEvents.message(CHANNEL, T0.plusSeconds(60).getEpochSecond(), "first draft");
         ScheduleResult created = owner.schedule(new ScheduleMessageCommand(SampleEvents.OWNER, r1, Optional.empty()));
         ScheduledMessage message = ((ScheduleResult.Created) created).message();
+        fx.stepTime();
         first.freezeBeforeNextClaimReturns();
         Dispatcher dispatcher = fx.start(first, firstSignal, shortLeaseSettings);
         Poll.until("the dispatcher to sleep until the due time", firstSignal::sleeping);
         fx.clock.set(T0.plusSeconds(60));
         firstSignal.notifyDue(Optional.empty());
         first.awaitFrozen();
-        long claimedBy = System.nanoTime();
+        long claimedAt = fx.ticks.nanoTime();
         assertThat(fx.state(message)).isEqualTo("sending");
         NostrEvent r2 = SampleEvents.message(CHANNEL, T0.plusSeconds(120).getEpochSecond(), "second draft");
         ReviseMessageCommand edit = new ReviseMessageCommand(SampleEvents.OWNER, message.id(), r2, Revision.FIRST);
@@ -295,7 +309,7 @@ class DispatcherFencingTest {
         OwnerChangeResult edited = owner.revise(edit);
         assertThat(edited).isInstanceOfSatisfying(OwnerChangeResult.Done.class,
                 done -> assertThat(done.message().revision()).isEqualTo(new Revision(2)));
-        awaitSendDeadlinePassed(claimedBy, SHORT_LEASE);
+        stepPastSendDeadline(claimedAt, SHORT_LEASE);
         first.thaw();
         Poll.until("the paused claim's outcome to come back lost", () -> dispatcher.counts().lostAfterSend() == 1);
         assertThat(fx.relay.receipts()).isEmpty();

@@ -218,12 +218,20 @@ class DispatcherPipelineTest {
         AtomicInteger answered = new AtomicInteger();
         delivery.holdNextFinish();
 
+        fx.stepTime();
         Dispatcher dispatcher = fx.start(delivery, new CountingAnswers(fx.relay, answered), signal,
                 DispatchFixture.dispatcherSettings(deliverySettings));
         delivery.awaitFinishHeld();
         rest.countDown();
         Poll.until("the three other answers to wait behind the held write", () -> answered.get() == 4);
         delivery.releaseFinish();
+        // The failing row is tried again alone after 50 ms, 100 ms and 200 ms on the monotonic clock.
+        for (int failure = 1; failure <= 3; failure++) {
+            int seen = failure;
+            Poll.until("failed write " + failure, () -> dispatcher.counts().writeFailures() == seen);
+            assertThat(delivery.finishes).hasSize(failure + 1);
+            fx.advance(Duration.ofMillis(50L << (failure - 1)));
+        }
         fx.awaitReports(failing, 1);
 
         List<List<Finish>> writes = delivery.finishes;

@@ -43,14 +43,24 @@ class DispatcherRobustnessTest {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         fx.relay.always(fx.relay.stalled(entered, release));
+        fx.stepTime();
 
         Dispatcher dispatcher = fx.start(delivery, signal, DispatchFixture.dispatcherSettings(short600));
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         long firstLeaseOver = delivery.lastClaimAskedNanos + Duration.ofMillis(800).toNanos();
-        Poll.until("the first lease and the grace to be over, renewed twice", Duration.ofSeconds(10),
-                () -> System.nanoTime() - firstLeaseOver > 0 && delivery.renewCalls.get() >= 2);
+        // The first lease (600 ms) and the grace (200 ms) pass in four steps of a third of the lease, each followed by
+        // a renewal round (the finisher's own schedule of them is DispatcherFencingTest's).
+        for (int renewal = 1; renewal <= 4; renewal++) {
+            fx.ticks.advance(short600.lease().dividedBy(3));
+            dispatcher.renewLeases();
+        }
+        fx.ticks.advance(Duration.ofNanos(1));
+        assertThat(delivery.renewCalls.get()).isGreaterThanOrEqualTo(4);
+        assertThat(fx.ticks.nanoTime() - firstLeaseOver).as("past the first lease and the grace").isPositive();
         delivery.failFinishes(1);
         release.countDown();
+        Poll.until("the failed finishing write", () -> dispatcher.counts().writeFailures() == 1);
+        fx.advance(Duration.ofMillis(50));
         Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(dispatcher.counts().abandoned()).isZero();

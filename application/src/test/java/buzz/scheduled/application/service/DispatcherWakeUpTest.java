@@ -46,33 +46,42 @@ class DispatcherWakeUpTest {
                 Duration.ofMillis(100));
         DispatcherSettings quickPoll = new DispatcherSettings(shortLease, 4, 4, DispatcherSettings.MIN_QUEUED_BYTES,
                 Duration.ofSeconds(1), Duration.ofHours(1), Duration.ofMillis(50));
+        fx.stepTime();
         fx.start(delivery, signal, quickPoll);
+        Poll.until("the first sleep", signal::sleeping);
 
-        // Two whole backstop polls are ten periods of the finisher's lease renewal (every 200 ms).
+        // Two whole backstop polls are ten periods of the finisher's lease renewal (every 200 ms); each step wakes it.
+        fx.advance(Duration.ofSeconds(1));
+        Poll.until("the second sleep", () -> signal.waits().size() == 2 && signal.sleeping());
+        fx.advance(Duration.ofSeconds(1));
         Poll.until("the third sleep", () -> signal.waits().size() == 3 && signal.sleeping());
 
         assertThat(delivery.claimCalls).hasValue(3);
         assertThat(delivery.nextDueCalls).hasValue(3);
         assertThat(delivery.renewCalls).as("nothing in flight, nothing to renew").hasValue(0);
         assertThat(delivery.finishCalls).hasValue(0);
-        assertThat(signal.waits()).allSatisfy(wait -> assertThat(wait)
-                .isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1)));
+        assertThat(signal.waits()).as("each a whole backstop poll").containsExactly(Duration.ofSeconds(1),
+                Duration.ofSeconds(1), Duration.ofSeconds(1));
     }
 
     @Test
     void idle_whileTheSignalDoesNotHearOtherProcesses_pollsEverySecond_andGoesBackToTheBackstopWhenItDoes() {
         signal.listening(false);
+        fx.stepTime();
         fx.start(delivery, signal, settings);
+        Poll.until("the first sleep", signal::sleeping);
 
+        fx.advance(Dispatcher.DEAF_POLL);
         Poll.until("two sleeps", () -> signal.waits().size() == 2 && signal.sleeping());
-        assertThat(signal.waits()).allSatisfy(wait -> assertThat(wait)
-                .isPositive().isLessThanOrEqualTo(Dispatcher.DEAF_POLL));
-        assertThat(delivery.claimCalls.get()).as("one claim per fast poll").isGreaterThanOrEqualTo(2);
+        assertThat(signal.waits()).containsExactly(Dispatcher.DEAF_POLL, Dispatcher.DEAF_POLL);
+        assertThat(delivery.claimCalls).as("one claim per fast poll").hasValue(2);
 
         signal.listening(true);
-        Poll.until("a backstop-long sleep once the signal hears again", () -> signal.sleeping()
-                && signal.waits().get(signal.waits().size() - 1).compareTo(Duration.ofSeconds(29)) >= 0);
-        assertThat(signal.waits().get(signal.waits().size() - 1)).isLessThanOrEqualTo(Duration.ofSeconds(30));
+        fx.advance(Dispatcher.DEAF_POLL);
+        Poll.until("a third sleep once the signal hears again", () -> signal.waits().size() == 3
+                && signal.sleeping());
+        assertThat(signal.waits().get(2)).as("the whole backstop poll").isEqualTo(settings.backstopPoll());
+        assertThat(delivery.claimCalls).hasValue(3);
     }
 
     @Test
@@ -89,6 +98,7 @@ class DispatcherWakeUpTest {
     @Test
     void notification_wakesTheSleeperEarly_butNothingIsClaimedBeforeItsDueTime() {
         ScheduledMessage message = fx.schedule(T0.plusSeconds(10), "hello");
+        fx.stepTime();
         fx.start(delivery, signal, settings);
         Poll.until("the first sleep", signal::sleeping);
 
@@ -98,10 +108,15 @@ class DispatcherWakeUpTest {
 
         assertThat(fx.relay.receipts()).isEmpty();
         assertThat(fx.state(message)).isEqualTo("scheduled");
-        assertThat(signal.waits().get(1)).isBetween(Duration.ofMillis(500), Duration.ofSeconds(1));
+        assertThat(signal.waits().get(1)).as("until the due time").isEqualTo(Duration.ofSeconds(1));
 
+        // A notification of work no nearer than the wake-up time does not end the sleep; its own timer does.
         fx.clock.set(T0.plusSeconds(10));
         signal.notifyDue(Optional.of(T0.plusSeconds(10)));
+        Poll.until("the sleep to resume", () -> signal.waits().size() == 3 && signal.sleeping());
+        assertThat(signal.waits().get(2)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(delivery.claimCalls).hasValue(2);
+        fx.advance(Duration.ofSeconds(1));
         Poll.until("publication", () -> fx.state(message).equals("published"));
 
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
@@ -130,18 +145,24 @@ class DispatcherWakeUpTest {
     void dueInLessThanASecond_noNotification_wakesOnItsOwnAtTheDueTime() {
         fx.clock.set(T0.minusMillis(300));
         ScheduledMessage message = fx.schedule(T0, "soon");
+        fx.stepTime();
         Dispatcher dispatcher = fx.start(delivery, signal, settings);
         Poll.until("the dispatcher to sleep", signal::sleeping);
-        assertThat(signal.waits().get(0)).isPositive().isLessThanOrEqualTo(Duration.ofMillis(300));
+        assertThat(signal.waits().get(0)).as("until the due time").isEqualTo(Duration.ofMillis(300));
 
-        long before = System.nanoTime();
+        // A millisecond short of its wake-up time it sleeps the rest (again after each real millisecond, as the
+        // stepped clock stands still), and claims nothing.
+        fx.clock.set(T0.minusMillis(1));
+        fx.advance(Duration.ofMillis(299));
+        Poll.until("the sleep to resume", () -> signal.waits().size() >= 2 && signal.sleeping());
+        assertThat(signal.waits().subList(1, signal.waits().size())).containsOnly(Duration.ofMillis(1));
+        assertThat(delivery.claimCalls).hasValue(1);
+
         fx.clock.set(T0);
-        Poll.until("publication", Duration.ofSeconds(5), () -> fx.state(message).equals("published"));
-        long tookMillis = (System.nanoTime() - before) / 1_000_000;
+        fx.advance(Duration.ofMillis(1));
+        Poll.until("publication", () -> fx.state(message).equals("published"));
 
-        assertThat(dispatcher.counts().wakeUps()).isZero();
-        assertThat(tookMillis).as("woke by its own timer, long before the 30 s backstop")
-                .isLessThan(5_000);
+        assertThat(dispatcher.counts().wakeUps()).as("woke by its own timer, not by a notification").isZero();
         assertThat(fx.relay.sends(message.eventId())).isEqualTo(1);
         assertThat(fx.relay.early()).isEmpty();
     }

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** An {@link InProcessDueWorkSignal} that records how long the dispatcher asked to sleep and whether it sleeps. */
@@ -17,6 +18,8 @@ final class RecordingSignal implements DueWorkSignal {
 
     private final AtomicInteger failures = new AtomicInteger();
     private volatile boolean listening = true;
+    /** Set by {@link #timeMoved()}: the next wake-up without a time is reported as a timed-out wait. */
+    private final AtomicBoolean timeMoved = new AtomicBoolean();
 
     /** What {@link #listening()} answers from now on (false: a LISTEN connection that is down). */
     void listening(boolean hears) {
@@ -41,10 +44,24 @@ final class RecordingSignal implements DueWorkSignal {
         waits.add(max);
         waiting.incrementAndGet();
         try {
-            return inner.awaitWork(max);
+            Wake wake = inner.awaitWork(max);
+            if (wake instanceof Wake.Notified notified && notified.nearest().isEmpty() && timeMoved.getAndSet(false)) {
+                return new Wake.TimedOut();
+            }
+            return wake;
         } finally {
             waiting.decrementAndGet();
         }
+    }
+
+    /**
+     * Ends the current (or next) wait as if it had timed out, so a dispatcher whose monotonic clock a test stepped
+     * reads it again: past its wake-up time it goes on, before it it sleeps the rest. Call it with no notification
+     * pending (one arriving together with it is taken for the time-out).
+     */
+    void timeMoved() {
+        timeMoved.set(true);
+        inner.wakeUp();
     }
 
     /** What a NOTIFY would deliver. */

@@ -1,6 +1,7 @@
 package buzz.scheduled.application.service;
 
 import buzz.scheduled.application.port.out.DeliveryStore;
+import buzz.scheduled.application.support.MonotonicClock;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +33,7 @@ final class SteppedDeliveryStore implements DeliveryStore {
     final List<List<Finish>> finishes = new CopyOnWriteArrayList<>();
     /** How many messages each claim that reached the store took, in call order. */
     final List<Integer> claimSizes = new CopyOnWriteArrayList<>();
-    /** {@link System#nanoTime()} when the latest claim was asked for. */
+    /** The monotonic clock's reading when the latest claim was asked for. */
     volatile long lastClaimAskedNanos;
 
     private volatile boolean freezeArmed;
@@ -45,8 +46,12 @@ final class SteppedDeliveryStore implements DeliveryStore {
     private volatile CountDownLatch finishHeld;
     private volatile CountDownLatch finishRelease;
 
-    SteppedDeliveryStore(DeliveryStore inner) {
+    private final MonotonicClock monotonic;
+
+    /** @param monotonic the dispatcher's monotonic clock, read into {@link #lastClaimAskedNanos} */
+    SteppedDeliveryStore(DeliveryStore inner, MonotonicClock monotonic) {
         this.inner = inner;
+        this.monotonic = monotonic;
     }
 
     /** The next claim that returns work freezes every later call until {@link #thaw()}. */
@@ -137,7 +142,7 @@ final class SteppedDeliveryStore implements DeliveryStore {
 
     @Override
     public ClaimedBatch claim(int limit, Duration lease) {
-        lastClaimAskedNanos = System.nanoTime();
+        lastClaimAskedNanos = monotonic.nanoTime();
         return step(() -> {
             claimCalls.incrementAndGet();
             if (claimFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
