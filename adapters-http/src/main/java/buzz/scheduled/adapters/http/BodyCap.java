@@ -70,7 +70,7 @@ final class BodyCap {
         }
         long started = System.nanoTime();
         long deadline = started + settings.connections().bodyTimeout().toNanos();
-        Optional<Scheduler.Task> alarm = wakeAtDeadline(ctx);
+        Optional<Alarm> alarm = wakeAtDeadline(ctx);
         // Grown as bytes arrive, never sized by the declared length: a client that declares the cap and sends
         // nothing must not make the server hold the cap's worth of heap.
         ByteArrayOutputStream body = new ByteArrayOutputStream(CHUNK);
@@ -96,7 +96,7 @@ final class BodyCap {
         } catch (TimeoutException e) {
             throw fault(new IOException(e), body.size(), declared, started);
         } finally {
-            alarm.ifPresent(Scheduler.Task::cancel);
+            alarm.ifPresent(Alarm::cancel);
         }
     }
 
@@ -113,19 +113,36 @@ final class BodyCap {
     }
 
     /**
-     * At the deadline, shortens the connection's idle timeout to 1 ms: Jetty's own idle-timeout path then fails
-     * the read that waits for the next byte, which ends here as an {@link IOException} caused by a
-     * {@link TimeoutException}. Empty when the request is not Jetty's (it always is when served).
+     * At the deadline, shortens the connection's idle timeout to half the body timeout: a stalled client has sent
+     * nothing for about the whole body timeout, so Jetty's own idle-timeout path fails at once the read that waits
+     * for the next byte, which ends here as an {@link IOException} caused by a {@link TimeoutException}. Jetty
+     * closes an endpoint that stays idle for a second timeout after that, so the timeout must leave the handler
+     * time to write its {@code 408} (with 1 ms, a handler thread scheduled late on a loaded machine found the
+     * connection closed and the client got no answer); the handle puts the old timeout back. A client that drips
+     * bytes is caught by the deadline check after each read instead. Empty when the request is not Jetty's (it
+     * always is when served).
      */
-    private Optional<Scheduler.Task> wakeAtDeadline(Context ctx) {
+    private Optional<Alarm> wakeAtDeadline(Context ctx) {
         ServletContextRequest request = ServletContextRequest.getServletContextRequest(ctx.req());
         if (request == null) {
             return Optional.empty();
         }
         EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
         Scheduler scheduler = request.getComponents().getScheduler();
-        return Optional.of(scheduler.schedule(() -> endPoint.setIdleTimeout(1),
-                settings.connections().bodyTimeout().toNanos(), TimeUnit.NANOSECONDS));
+        long bodyTimeoutNanos = settings.connections().bodyTimeout().toNanos();
+        long original = endPoint.getIdleTimeout();
+        long shortened = Math.max(1, TimeUnit.NANOSECONDS.toMillis(bodyTimeoutNanos) / 2);
+        Scheduler.Task task = scheduler.schedule(() -> endPoint.setIdleTimeout(shortened), bodyTimeoutNanos,
+                TimeUnit.NANOSECONDS);
+        return Optional.of(() -> {
+            task.cancel();
+            endPoint.setIdleTimeout(original);
+        });
+    }
+
+    /** The deadline's wake-up: {@link #cancel()} stops it and puts the connection's idle timeout back. */
+    private interface Alarm {
+        void cancel();
     }
 
     private ClientFault fault(IOException failure, int read, long declared, long started) {
