@@ -84,11 +84,7 @@ public final class RelayClient implements RelayPublisher, AutoCloseable {
         }
         this.settings = settings;
         this.http = HttpClient.newBuilder().connectTimeout(settings.connectTimeout()).build();
-        this.timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "relay-client-timer");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(RelayResources.daemonThreads("relay-client-timer"));
         this.relay = new RelayConnection(settings, http, timer, new Events());
         this.loop = new PublishLoop(settings, authSigner, clock, LOG, relay);
         timer.scheduleWithFixedDelay(loop::tick, TICK_NANOS, TICK_NANOS, TimeUnit.NANOSECONDS);

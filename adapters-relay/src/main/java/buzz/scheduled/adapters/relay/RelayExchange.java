@@ -39,13 +39,10 @@ public final class RelayExchange implements AutoCloseable {
      * upgrade) and timer thread, which {@link #close()} stops.
      */
     public static RelayExchange create(Optional<AuthEventSigner> authSigner, WallClock clock) {
-        ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "relay-exchange-timer");
-            thread.setDaemon(true);
-            return thread;
-        });
-        return new RelayExchange(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(RelaySettings.DEFAULT_CONNECT_TIMEOUT).build(), timer, authSigner, clock, true);
+        ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                RelayResources.daemonThreads("relay-exchange-timer"));
+        return new RelayExchange(RelayResources.http11(RelaySettings.DEFAULT_CONNECT_TIMEOUT), timer, authSigner,
+                clock, true);
     }
 
     /**
