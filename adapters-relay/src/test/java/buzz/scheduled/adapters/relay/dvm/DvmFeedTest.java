@@ -135,10 +135,14 @@ class DvmFeedTest {
                 .map(command -> command.requestId().hex().substring(0, 8)).toList(), handed -> handed.size() >= 2);
         relay.restart();
         NostrEvent afterRestart = request(BOB, Instant.now().getEpochSecond(), true, "{\"after\":\"restart\"}");
+        // On a time-out the last value says which side stood still: the client's publish, the relay's store, or the
+        // feed (its connection state and what it handed on).
         Poll.until("the feed to reconnect and take a request", WAIT, () -> {
-            client.publish(afterRestart, Duration.ofSeconds(2));
-            return jobs.requests.size() >= 3;
-        });
+            PublishResult result = client.publish(afterRestart, Duration.ofSeconds(2));
+            boolean stored = !relay.events("{\"ids\":[\"" + afterRestart.id().hex() + "\"]}").isEmpty();
+            return "publish: " + result + "; stored at the relay: " + stored + "; feed handled " + feed.handled() + ", dropped " + feed.dropped()
+                    + "; handed on: " + jobs.requests.size();
+        }, state -> jobs.requests.size() >= 3);
 
         assertThat(jobs.requests).extracting(JobRequestUseCase.JobRequestCommand::requestId)
                 .containsExactly(encrypted.id(), plain.id(), afterRestart.id());
