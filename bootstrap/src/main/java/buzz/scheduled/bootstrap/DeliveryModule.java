@@ -59,12 +59,15 @@ public final class DeliveryModule extends AbstractModule {
         return client;
     }
 
-    /** {@code LISTEN} on the direct URL: a transaction-mode pooler would drop the session's notifications. */
+    /**
+     * {@code LISTEN} on the direct URL: a transaction-mode pooler would drop the session's notifications. The
+     * dispatcher sleeps at most the backstop poll, so only rows claimable within it (plus a margin) are notified.
+     */
     @Provides
     @Singleton
-    PostgresDueWorkSignal dueWorkSignal(DatabaseUrls databaseUrls) {
+    PostgresDueWorkSignal dueWorkSignal(DatabaseUrls databaseUrls, SidecarConfig config) {
         return new PostgresDueWorkSignal(PostgresDueWorkSignal.connectorFor(databaseUrls.direct()),
-                PostgresDueWorkSignal.ListenSettings.DEFAULT);
+                PostgresDueWorkSignal.ListenSettings.DEFAULT, config.delivery().pollInterval());
     }
 
     /** The owner side's own changes wake this process's dispatcher through the same signal. */

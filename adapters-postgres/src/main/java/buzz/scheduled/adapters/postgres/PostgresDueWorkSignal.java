@@ -105,8 +105,16 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
         }
     }
 
+    /**
+     * Added to a dispatcher's longest sleep in the horizon it records: covers the time between a row's trigger and its
+     * commit, and a wake-up that comes a little late.
+     */
+    public static final Duration HORIZON_MARGIN = Duration.ofSeconds(30);
+
     private final Connector connector;
     private final ListenSettings settings;
+    /** The horizon this listener records (its dispatcher's longest sleep plus the margin), or empty for none. */
+    private final Optional<Duration> horizon;
     private final InProcessDueWorkSignal handOff = new InProcessDueWorkSignal();
     private final CountDownLatch closing = new CountDownLatch(1);
     private final AtomicLong connects = new AtomicLong();
@@ -121,12 +129,37 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
      * A signal that will listen through connections from {@code connector}; call {@link #start()}.
      */
     public PostgresDueWorkSignal(Connector connector, ListenSettings settings) {
+        this(connector, settings, Optional.empty());
+    }
+
+    /**
+     * A signal for a dispatcher that never sleeps longer than {@code longestSleep} (its backstop poll) without a
+     * notification; call {@link #start()}. On every (re)connect, before it counts as listening, it records in
+     * {@code due_notice_horizon} (migration V15) that rows claimable later than {@code longestSleep} plus
+     * {@link #HORIZON_MARGIN} from their write need no notification: the dispatcher's poll finds them in time. The
+     * table keeps the greatest horizon any node recorded, so a node with a longer poll is never missed.
+     *
+     * @throws IllegalArgumentException when a value is missing or {@code longestSleep} is not positive
+     */
+    public PostgresDueWorkSignal(Connector connector, ListenSettings settings, Duration longestSleep) {
+        this(connector, settings, Optional.of(requirePositive(longestSleep).plus(HORIZON_MARGIN)));
+    }
+
+    private PostgresDueWorkSignal(Connector connector, ListenSettings settings, Optional<Duration> horizon) {
         if (connector == null || settings == null) {
             throw new IllegalArgumentException("a due-work listener needs a connector and settings");
         }
         this.connector = connector;
         this.settings = settings;
+        this.horizon = horizon;
         this.standings = new ListenerStandings(settings, handOff::wakeUp);
+    }
+
+    private static Duration requirePositive(Duration longestSleep) {
+        if (longestSleep == null || !longestSleep.isPositive()) {
+            throw new IllegalArgumentException("a dispatcher's longest sleep must be positive, got " + longestSleep);
+        }
+        return longestSleep;
     }
 
     /** Listens on the database at {@code url} with {@link ListenSettings#DEFAULT}, started. */
@@ -256,6 +289,7 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
                 connection.setAutoCommit(true);
                 try (Statement statement = connection.createStatement()) {
                     statement.execute(PostgresDataSources.IDLE_SESSION_TIMEOUT_OFF);
+                    recordHorizon(statement);
                     statement.execute("LISTEN " + CHANNEL);
                 }
                 PGConnection pg = connection.unwrap(PGConnection.class);
@@ -295,6 +329,20 @@ public final class PostgresDueWorkSignal implements DueWorkSignal, DueWorkNotice
                     ? settings.maxRetry() : backoff.multipliedBy(2);
         }
         LOG.info("due-work listener stopped");
+    }
+
+    /**
+     * Records this listener's horizon unless a node recorded a longer one (migration V15), before its {@code LISTEN}:
+     * from then on the dispatcher wakes for every row claimable within it, and its poll finds the rest.
+     */
+    private void recordHorizon(Statement statement) throws SQLException {
+        if (horizon.isEmpty()) {
+            return;
+        }
+        long seconds = Math.min(Integer.MAX_VALUE, (horizon.get().toMillis() + 999) / 1_000);
+        statement.execute("INSERT INTO due_notice_horizon (seconds) VALUES (" + seconds + ")"
+                + " ON CONFLICT (only_row) DO UPDATE SET seconds = excluded.seconds, updated_at = now()"
+                + " WHERE due_notice_horizon.seconds < excluded.seconds");
     }
 
     /**

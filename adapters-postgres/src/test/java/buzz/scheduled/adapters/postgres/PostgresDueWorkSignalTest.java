@@ -1,6 +1,7 @@
 package buzz.scheduled.adapters.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import buzz.scheduled.adapters.postgres.PostgresDueWorkSignal.ListenSettings;
 import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
@@ -8,19 +9,24 @@ import buzz.scheduled.application.port.out.DueWorkSignal.Wake;
 import buzz.scheduled.application.testing.Poll;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /**
  * The LISTEN side of the wake-up signal against a real PostgreSQL with this build's migrations (whose V3
@@ -296,6 +302,84 @@ class PostgresDueWorkSignalTest {
         assertThat(signal.listening()).isFalse();
         signal.wakeUp();
         assertThat(signal.awaitWork(Duration.ofSeconds(1))).isEqualTo(new Wake.Notified(Optional.empty()));
+    }
+
+    @Test
+    void withAHorizon_onlyRowsClaimableWithinItAreNotified_includingARowMovedIntoIt() throws Exception {
+        PostgresDueWorkSignal signal = new PostgresDueWorkSignal(scratch(), FAST, Duration.ofSeconds(30));
+        signals.add(signal);
+        signal.start();
+        Poll.until("LISTEN", signal::listening);
+        assertThat(query("SELECT seconds FROM due_notice_horizon")).as("backstop poll 30 s plus the 30 s margin")
+                .isEqualTo("60");
+
+        try (Connection raw = scratch().open(); Statement listen = raw.createStatement()) {
+            listen.execute("LISTEN " + PostgresDueWorkSignal.CHANNEL);
+            Instant now = Instant.now();
+            Instant far = now.plus(Duration.ofHours(2)).truncatedTo(ChronoUnit.MILLIS);
+            Instant near = now.plusSeconds(10).truncatedTo(ChronoUnit.MILLIS);
+            Instant moved = now.plusSeconds(20).truncatedTo(ChronoUnit.MILLIS);
+            UUID later = insertScheduled(far);
+            insertScheduled(near);
+            execute("UPDATE scheduled_message SET due_at = timestamptz 'epoch' + " + moved.toEpochMilli()
+                    + " * interval '1 millisecond' WHERE id = '" + later + "'");
+
+            // Notifications arrive in commit order: once the moved row's has come, the far row's would have too.
+            List<String> heard = heardUntil(raw, "the moved row's notification",
+                    payloads -> payloads.contains(Long.toString(moved.toEpochMilli())));
+            assertThat(heard).as("the near row and the row moved near are notified; the row two hours out is not")
+                    .containsExactly(Long.toString(near.toEpochMilli()), Long.toString(moved.toEpochMilli()));
+        }
+    }
+
+    @Test
+    void horizon_greatestOfAllListenersStands_aShorterPollNeverLowersIt() throws Exception {
+        for (Duration poll : List.of(Duration.ofSeconds(600), Duration.ofSeconds(10))) {
+            PostgresDueWorkSignal signal = new PostgresDueWorkSignal(scratch(), FAST, poll);
+            signals.add(signal);
+            signal.start();
+            Poll.until("LISTEN", signal::listening);
+            assertThat(query("SELECT seconds FROM due_notice_horizon")).as("after a node with poll " + poll)
+                    .isEqualTo("630");
+        }
+        // With that horizon a row due in ten minutes is notified (a node may sleep ten minutes).
+        try (Connection raw = scratch().open(); Statement listen = raw.createStatement()) {
+            listen.execute("LISTEN " + PostgresDueWorkSignal.CHANNEL);
+            Instant due = Instant.now().plusSeconds(600).truncatedTo(ChronoUnit.MILLIS);
+            insertScheduled(due);
+            List<String> heard = heardUntil(raw, "the notification of the row due in ten minutes",
+                    payloads -> !payloads.isEmpty());
+            assertThat(heard).containsExactly(Long.toString(due.toEpochMilli()));
+        }
+    }
+
+    @Test
+    void longestSleep_mustBePositive() {
+        assertThatThrownBy(() -> new PostgresDueWorkSignal(scratch(), FAST, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longest sleep");
+    }
+
+    /** The payloads a plain {@code LISTEN} session has heard, read until {@code done} holds for them (10 s at most). */
+    private static List<String> heardUntil(Connection listener, String what,
+                                           Predicate<List<String>> done) throws Exception {
+        PGConnection pg = listener.unwrap(PGConnection.class);
+        List<String> heard = new ArrayList<>();
+        return Poll.until(what, Duration.ofSeconds(10), () -> {
+            PGNotification[] batch = pg.getNotifications(100);
+            for (PGNotification notification : batch == null
+                    ? new PGNotification[0] : batch) {
+                heard.add(notification.getParameter());
+            }
+            return List.copyOf(heard);
+        }, done);
+    }
+
+    private static String query(String sql) throws SQLException {
+        try (Connection connection = db.dataSource().getConnection();
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery(sql)) {
+            return rows.next() ? rows.getString(1) : null;
+        }
     }
 
     @Test

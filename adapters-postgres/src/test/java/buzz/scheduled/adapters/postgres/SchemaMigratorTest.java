@@ -43,7 +43,7 @@ class SchemaMigratorTest {
         assertThat(report.schemaVersion()).isEqualTo(migrator.status().binaryVersion());
         assertThat(migrator.status().pending()).isZero();
         assertThat(db.queryColumn("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"))
-                .containsExactly("channel_tombstone", "delivery_attempt", "flyway_schema_history",
+                .containsExactly("channel_tombstone", "delivery_attempt", "due_notice_horizon", "flyway_schema_history",
                         "idempotency_key", "job_request", "nip98_replay", "notice_outbox", "notice_sent",
                         "notice_switch", "owner_settings", "scheduled_message", "scheduled_message_revision");
     }
