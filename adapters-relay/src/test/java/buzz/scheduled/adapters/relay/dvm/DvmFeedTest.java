@@ -42,6 +42,8 @@ class DvmFeedTest {
     private static final SecretKey ALICE = new SecretKey("a1".repeat(32));
     private static final SecretKey BOB = new SecretKey("b2".repeat(32));
     private static final Duration WAIT = Duration.ofSeconds(30);
+    /** Two ping intervals (RelaySettings.DEFAULT_PING_INTERVAL) and a margin: the longest a lost link may go unseen. */
+    private static final Duration RECONNECT_WAIT = RelaySettings.DEFAULT_PING_INTERVAL.multipliedBy(2).plusSeconds(15);
 
     private final Recording jobs = new Recording();
     private TestRelay relay;
@@ -136,8 +138,10 @@ class DvmFeedTest {
         relay.restart();
         NostrEvent afterRestart = request(BOB, Instant.now().getEpochSecond(), true, "{\"after\":\"restart\"}");
         // On a time-out the last value says which side stood still: the client's publish, the relay's store, or the
-        // feed (its connection state and what it handed on).
-        Poll.until("the feed to reconnect and take a request", WAIT, () -> {
+        // feed (what it handled and dropped). The wait covers the feed's liveness check too (a ping every 30 s, no
+        // pong by the next ends the link): a close the feed did not hear is then found within a minute. A
+        // clean-clone run once timed out after 30 s here with no feed warning in its log.
+        Poll.until("the feed to reconnect and take a request", RECONNECT_WAIT, () -> {
             PublishResult result = client.publish(afterRestart, Duration.ofSeconds(2));
             boolean stored = !relay.events("{\"ids\":[\"" + afterRestart.id().hex() + "\"]}").isEmpty();
             return "publish: " + result + "; stored at the relay: " + stored + "; feed handled " + feed.handled() + ", dropped " + feed.dropped()
