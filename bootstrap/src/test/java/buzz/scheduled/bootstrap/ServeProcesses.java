@@ -126,11 +126,16 @@ final class ServeProcesses implements AutoCloseable, AfterEachCallback {
 
     /** Polls {@code /healthz} until it answers 200; returns the milliseconds since the process started. */
     static long awaitHealthy(Process process, int port, Path log) throws Exception {
+        return awaitHealthy(process, port, log, Duration.ofSeconds(90));
+    }
+
+    /** {@link #awaitHealthy(Process, int, Path)} with a time limit of its own (a serve that is slow by design). */
+    static long awaitHealthy(Process process, int port, Path log, Duration limit) throws Exception {
         long launched = process.info().startInstant().map(i -> i.toEpochMilli()).orElseThrow();
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
                 .timeout(Duration.ofSeconds(2)).build();
         try {
-            Poll.until("serve to answer /healthz", Duration.ofSeconds(90), () -> {
+            Poll.until("serve to answer /healthz", limit, () -> {
                 if (!process.isAlive()) {
                     throw new IllegalStateException("serve exited with " + process.exitValue() + ":\n"
                             + Files.readString(log));
