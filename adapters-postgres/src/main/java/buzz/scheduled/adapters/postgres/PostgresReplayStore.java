@@ -16,11 +16,11 @@ import javax.sql.DataSource;
 
 /**
  * The NIP-98 replay guard in PostgreSQL (table {@code nip98_replay}, migration V7), shared by every node on the
- * database and kept across restarts. One statement per accepted header: an insert of the 64-byte signature that,
- * on a conflict, takes the row over only when its {@code keep_until} has passed on the database clock; it returns
- * a row exactly when this is a first use, so of concurrent callers (on any node) one wins. It commits
- * asynchronously (no WAL flush wait; a crash may forget the last fraction of a second of headers). Expired rows are deleted
- * in batches of at most {@link #PRUNE_BATCH} by whichever caller first finds {@link #PRUNE_EVERY} passed since the
+ * database and kept across restarts. One statement, and one round trip, per accepted header: an insert of the
+ * 64-byte signature that, on a conflict, takes the row over only when its {@code keep_until} has passed on the
+ * database clock; it returns a row exactly when this is a first use, so of concurrent callers (on any node) one wins.
+ * It commits asynchronously (no WAL flush wait; a crash may forget the last fraction of a second of headers). Expired
+ * rows are deleted in batches of at most {@link #PRUNE_BATCH} by whichever caller first finds {@link #PRUNE_EVERY} passed since the
  * last prune on this node, right after its own insert. A call that meets an ended or read-only pooled session runs
  * once more on a new one ({@link SessionFaults#retriedOnce}).
  */
@@ -30,17 +30,20 @@ public final class PostgresReplayStore implements ReplayStore {
     /** Most expired rows deleted at once. */
     public static final int PRUNE_BATCH = 10_000;
 
+    /**
+     * The insert, in one statement and one round trip on an autocommit connection. It commits without waiting for its
+     * WAL flush: {@code set_config('synchronous_commit', 'off', true)} in the statement holds for the statement's own
+     * transaction, whose commit reads it before the setting is undone at its end, so the pooled session keeps
+     * {@code synchronous_commit = on} for the next borrower. That saves a disk flush per request, and a crash can
+     * only lose the last moments of records (wal_writer_delay, 200 ms by default), whose headers could then be used
+     * once more — a create replayed that way is still stored once (its event id is the idempotency key).
+     */
     private static final String FIRST_USE = """
-            INSERT INTO nip98_replay (signature, keep_until) VALUES (?, ?)
+            INSERT INTO nip98_replay (signature, keep_until)
+            SELECT ?::bytea, ?::timestamptz FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
             ON CONFLICT (signature) DO UPDATE SET keep_until = EXCLUDED.keep_until
              WHERE nip98_replay.keep_until <= now()
             RETURNING 1""";
-    /**
-     * The insert commits without waiting for its WAL flush: it saves a disk flush per request, and a crash can only
-     * lose the last moments of records (wal_writer_delay, 200 ms by default), whose headers could then be used once
-     * more — a create replayed that way is still stored once (its event id is the idempotency key).
-     */
-    private static final String ASYNCHRONOUS_COMMIT = "SET LOCAL synchronous_commit = off";
     private static final String PRUNE = """
             DELETE FROM nip98_replay
              WHERE signature IN (SELECT signature FROM nip98_replay WHERE keep_until < now()
@@ -73,27 +76,13 @@ public final class PostgresReplayStore implements ReplayStore {
         byte[] key = HexFormat.of().parseHex(signature.hex());
         try (Connection connection = dataSource.getConnection()) {
             boolean first;
-            connection.setAutoCommit(false);
-            try (PreparedStatement asynchronous = connection.prepareStatement(ASYNCHRONOUS_COMMIT);
-                 PreparedStatement insert = connection.prepareStatement(FIRST_USE)) {
-                asynchronous.execute();
+            try (PreparedStatement insert = connection.prepareStatement(FIRST_USE)) {
                 insert.setBytes(1, key);
                 insert.setTimestamp(2, Timestamp.from(keepUntil));
                 try (ResultSet row = insert.executeQuery()) {
                     first = row.next();
                 }
-                connection.commit();
-            } catch (SQLException e) {
-                // On a session that is gone these fail too; the first failure is the one that tells why.
-                try {
-                    connection.rollback();
-                    connection.setAutoCommit(true);
-                } catch (SQLException cleanUp) {
-                    e.addSuppressed(cleanUp);
-                }
-                throw e;
             }
-            connection.setAutoCommit(true);
             if (pruneDue()) {
                 try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
                     prune.executeUpdate();

@@ -122,4 +122,33 @@ class PostgresReplayStoreTest extends ReplayStoreContract {
         assertThat(afterTheInterval).isEqualTo(2);
         assertThat(store.firstUse(live, Instant.now().plusSeconds(180))).isFalse();
     }
+
+    @Test
+    void firstUse_commitsInItsOneStatement_andLeavesThePooledSessionCommittingSynchronously() throws Exception {
+        Signature signature = freshSignature();
+        String setting;
+        boolean first;
+        try (HikariDataSource one = PostgresDataSources.create(db.jdbcUrl(),
+                new PoolSettings(1, Duration.ofSeconds(5), "replay-one"))) {
+            // The session's own setting, whatever the test server's default (an embedded one may have it off).
+            try (java.sql.Connection same = one.getConnection();
+                 java.sql.Statement set = same.createStatement()) {
+                set.execute("SET synchronous_commit = on");
+            }
+            first = new PostgresReplayStore(one).firstUse(signature, Instant.now().plusSeconds(180));
+            try (java.sql.Connection same = one.getConnection();
+                 java.sql.Statement show = same.createStatement();
+                 java.sql.ResultSet row = show.executeQuery("SHOW synchronous_commit")) {
+                row.next();
+                setting = row.getString(1);
+            }
+        }
+
+        assertThat(first).isTrue();
+        // Committed without a COMMIT of its own: another session sees the row.
+        assertThat(db.queryLong("SELECT count(*) FROM nip98_replay WHERE signature = decode(?, 'hex')",
+                signature.hex())).isEqualTo(1);
+        // The asynchronous commit was the statement's alone: the next borrower of the session commits durably.
+        assertThat(setting).isEqualTo("on");
+    }
 }
