@@ -12,7 +12,9 @@ import java.util.Map;
  *                     ({@code BUZZ_BENCH_DATABASE_URL}, default {@value #DEFAULT_DATABASE_URL})
  * @param concurrency  concurrent HTTP clients of each measured level, in order (default 16 and 64)
  * @param requests     measured creates per level (default 20 000)
- * @param warmup       creates before the first level, at the highest concurrency, not measured (default 3 000)
+ * @param warmup       creates before the first level, at the highest concurrency, not measured (default 20 000: on
+ *                     two cores the server JVM's one C2 thread was still compiling the request path after 10 000
+ *                     creates, and a level measured then showed half the steady rate at twice its CPU per create)
  * @param owners       distinct owner keys the creates are spread over (default 1 000)
  * @param channels     distinct channels the creates are spread over (default 200)
  * @param round        target length of one round of load; NIP-98 headers are signed just before each round, so a
@@ -47,7 +49,7 @@ record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int reque
 
     static final String USAGE = """
             usage: java -cp benchmarks/target/benchmarks.jar buzz.scheduled.benchmarks.admission.AdmissionOverHttp \\
-                     [--concurrency=16,64] [--requests=20000] [--warmup=3000] [--owners=1000] [--channels=200] \\
+                     [--concurrency=16,64] [--requests=20000] [--warmup=20000] [--owners=1000] [--channels=200] \\
                      [--round-seconds=10] [--max-seconds=1200] [--seed=1] \\
                      [--replay-store=postgres|memory] \\
                      [--serve=start|http://127.0.0.1:<port>] [--serve-jar=<jar>] [--serve-jvm='<options>'] \\
@@ -117,7 +119,7 @@ record AdmissionOptions(String databaseUrl, List<Integer> concurrency, int reque
         String databaseUrl = environment.getOrDefault(DATABASE_URL_VARIABLE, DEFAULT_DATABASE_URL);
         List<Integer> concurrency = List.of(16, 64);
         int requests = 20_000;
-        int warmup = 3_000;
+        int warmup = 20_000;
         int owners = 1_000;
         int channels = 200;
         long roundSeconds = 10;

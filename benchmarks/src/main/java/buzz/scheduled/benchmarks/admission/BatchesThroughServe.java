@@ -45,8 +45,9 @@ import java.util.stream.Stream;
  * (docs/openapi.yaml {@code createScheduledMessageBatch}) against a real {@code serve} process on its embedded
  * PostgreSQL, from several clients at once, black box (only HTTP and the processes' CPU counters in {@code /proc} are
  * looked at). In the same run, as the peer the batch is compared with, the same clients then send single creates
- * ({@code POST /v1/scheduled-messages}) of events like them, one owner each. Each phase is warmed up first (20
- * batches; a fifth of the singles), untimed.
+ * ({@code POST /v1/scheduled-messages}) of events like them, one owner each. Each phase is warmed up first, untimed
+ * ({@code --warmup-batches}, default 200 batches, 20 000 events: on two cores the serve JVM's C2 compiler is still
+ * compiling the request path after a few thousand; {@code --warmup-singles}, default 5 000 single creates).
  *
  * <p>Every event is really signed (BIP-340) before the timed phase, each owner in a channel of its own with its due
  * times ten minutes apart, so the default limits of {@code serve} (100 pending per owner, 30 per owner and channel
@@ -57,14 +58,14 @@ import java.util.stream.Stream;
  *
  * <pre>{@code
  * java -cp benchmarks/target/benchmarks.jar buzz.scheduled.benchmarks.admission.BatchesThroughServe \
- *     [--jar bootstrap/target/buzz-scheduled-delivery.jar] [--batches 300] [--clients 8] [--singles 3000] [--jfr f]
+ *     [--jar bootstrap/target/buzz-scheduled-delivery.jar] [--batches 300] [--clients 8] [--singles 3000] \
+ *     [--warmup-batches 200] [--warmup-singles 5000] [--jfr f]
  * }</pre>
  */
 public final class BatchesThroughServe {
     private static final PrintStream OUT = System.out;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int EVENTS_PER_BATCH = 100;
-    private static final int WARM_UP_BATCHES = 20;
     private static final int HTTP_AUTH_KIND = 27235;
     /** Batches per round: their headers are signed together just before the round starts. */
     private static final int ROUND = 64;
@@ -75,7 +76,8 @@ public final class BatchesThroughServe {
     }
 
     /** What a run was asked for. */
-    record Options(Path jar, int batches, int clients, int singles, Optional<Path> jfr) {
+    record Options(Path jar, int batches, int clients, int singles, int warmUpBatches, int warmUpSingles,
+                   Optional<Path> jfr) {
         static Options parse(String[] args) {
             Map<String, String> given = new HashMap<>();
             for (int i = 0; i + 1 < args.length; i += 2) {
@@ -85,6 +87,8 @@ public final class BatchesThroughServe {
                     Integer.parseInt(given.getOrDefault("--batches", "300")),
                     Integer.parseInt(given.getOrDefault("--clients", "8")),
                     Integer.parseInt(given.getOrDefault("--singles", "3000")),
+                    Integer.parseInt(given.getOrDefault("--warmup-batches", "200")),
+                    Integer.parseInt(given.getOrDefault("--warmup-singles", "5000")),
                     Optional.ofNullable(given.get("--jfr")).map(Path::of));
         }
     }
@@ -123,7 +127,8 @@ public final class BatchesThroughServe {
     /**
      * Runs the benchmark; exit 0 when every request was answered as expected, 3 otherwise.
      *
-     * @param args {@code --jar}, {@code --batches}, {@code --clients}, {@code --singles}, {@code --jfr} (see above)
+     * @param args {@code --jar}, {@code --batches}, {@code --clients}, {@code --singles}, {@code --warmup-batches},
+     *             {@code --warmup-singles}, {@code --jfr} (see above)
      */
     public static void main(String[] args) throws Exception {
         Options options = Options.parse(args);
@@ -137,13 +142,13 @@ public final class BatchesThroughServe {
             awaitReady(http, base, serve);
             long started = System.nanoTime();
             long first = Instant.now().plus(Duration.ofHours(1)).getEpochSecond();
-            List<Owner> warmUp = sign(0, WARM_UP_BATCHES, EVENTS_PER_BATCH, first);
-            List<Owner> timed = sign(WARM_UP_BATCHES, options.batches(), EVENTS_PER_BATCH, first);
+            List<Owner> warmUp = sign(0, options.warmUpBatches(), EVENTS_PER_BATCH, first);
+            List<Owner> timed = sign(options.warmUpBatches(), options.batches(), EVENTS_PER_BATCH, first);
             // The peer's events one owner each, so the owner write rate (a burst of 30) never refuses one.
-            int singlesWarmUp = Math.max(1, options.singles() / 5);
-            List<Owner> singles = sign(WARM_UP_BATCHES + options.batches(), singlesWarmUp + options.singles(), 1,
+            int singlesWarmUp = options.warmUpSingles();
+            List<Owner> singles = sign(options.warmUpBatches() + options.batches(), singlesWarmUp + options.singles(), 1,
                     first);
-            OUT.printf(Locale.ROOT, "signed %d events in %.1f s%n", (WARM_UP_BATCHES + options.batches())
+            OUT.printf(Locale.ROOT, "signed %d events in %.1f s%n", (options.warmUpBatches() + options.batches())
                     * EVENTS_PER_BATCH + singles.size(), (System.nanoTime() - started) / 1e9);
             long postmaster = postmaster(data);
             run(http, base, "warm-up", warmUp, options.clients(), serve.pid(), postmaster);

@@ -17,7 +17,7 @@ class AdmissionOptionsTest {
         assertThat(options.databaseUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
         assertThat(options.concurrency()).containsExactly(16, 64);
         assertThat(options.requests()).isEqualTo(20_000);
-        assertThat(options.warmup()).isEqualTo(3_000);
+        assertThat(options.warmup()).isEqualTo(20_000);
         assertThat(options.owners()).isEqualTo(1_000);
         assertThat(options.channels()).isEqualTo(200);
         assertThat(options.round()).isEqualTo(Duration.ofSeconds(10));
