@@ -53,21 +53,13 @@ public final class PostgresMessageAdmission implements MessageAdmission {
             + "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     /**
-     * A batch's items through the same function, one call per item in the batch's order (the nested loop calls the
-     * lateral function once per row of the unnested arrays, in their order, and each call sees what the earlier ones
-     * wrote), in one statement whose text does not depend on the batch's size.
+     * A batch's items through {@code admit_scheduled_batch} (migration V16), which calls the same function once per
+     * item in the batch's order (each call sees what the earlier ones wrote) with the owner's pending count taken once
+     * and carried along, in one statement whose text does not depend on the batch's size.
      */
-    private static final String ADMIT_BATCH = "SELECT a.outcome, a.existing_id, a.existing_event_id"
-            + " FROM unnest(?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[], ?::text[], ?::bigint[],"
-            + " ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[]) WITH ORDINALITY"
-            + " AS b(id, channel, revision, state, event_id, event_json, due, created, key, window_start, window_end,"
-            + " series_id, position)"
-            + " CROSS JOIN LATERAL admit_scheduled_message(?, ?, b.id, ?, b.channel, b.revision, b.state, b.event_id,"
-            + " b.event_json, timestamptz 'epoch' + b.due * interval '1 microsecond',"
-            + " timestamptz 'epoch' + b.created * interval '1 microsecond', b.key,"
-            + " timestamptz 'epoch' + b.window_start * interval '1 microsecond',"
-            + " timestamptz 'epoch' + b.window_end * interval '1 microsecond', ?, ?, ?, b.series_id) AS a"
-            + " ORDER BY b.position";
+    private static final String ADMIT_BATCH = "SELECT outcome, existing_id, existing_event_id FROM admit_scheduled_batch("
+            + "?, ?, ?, ?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[], ?::text[], ?::bigint[],"
+            + " ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[], ?, ?, ?)";
 
     /** The owner's lock: taken before any channel's, as every create takes them. */
     private static final String LOCK_OWNER = "SELECT pg_advisory_xact_lock(?, hashtext(?))";
@@ -240,6 +232,9 @@ public final class PostgresMessageAdmission implements MessageAdmission {
                 }
                 try (PreparedStatement admit = connection.prepareStatement(ADMIT_BATCH)) {
                     int i = 0;
+                    admit.setInt(++i, OWNER_LOCK);
+                    admit.setInt(++i, CHANNEL_LOCK);
+                    admit.setString(++i, owner.hex());
                     admit.setArray(++i, connection.createArrayOf("uuid", ids));
                     admit.setArray(++i, connection.createArrayOf("varchar", channels));
                     admit.setArray(++i, connection.createArrayOf("int4", revisions));
@@ -252,9 +247,6 @@ public final class PostgresMessageAdmission implements MessageAdmission {
                     admit.setArray(++i, connection.createArrayOf("int8", windowStarts));
                     admit.setArray(++i, connection.createArrayOf("int8", windowEnds));
                     admit.setArray(++i, connection.createArrayOf("uuid", series));
-                    admit.setInt(++i, OWNER_LOCK);
-                    admit.setInt(++i, CHANNEL_LOCK);
-                    admit.setString(++i, owner.hex());
                     admit.setInt(++i, limits.maxPendingPerOwner());
                     admit.setInt(++i, limits.limit(WindowScope.OWNER));
                     admit.setInt(++i, limits.limit(WindowScope.CHANNEL));
@@ -267,7 +259,7 @@ public final class PostgresMessageAdmission implements MessageAdmission {
                 }
             });
             if (admitted.size() != n) {
-                throw new IllegalStateException("admit_scheduled_message answered " + admitted.size() + " of " + n
+                throw new IllegalStateException("admit_scheduled_batch answered " + admitted.size() + " of " + n
                         + " batch entries");
             }
             // The messages replays name, read in the same transaction (an earlier entry of this batch included).

@@ -516,6 +516,30 @@ public abstract class OwnerMessagesContract<S extends OwnerMessageQueries & Mess
     }
 
     @Test
+    void createBatch_pendingLimit_countsOnlyTheEntriesItStores() {
+        CreateLimits threePending = new CreateLimits(3, 100, Duration.ofMinutes(5));
+        ScheduledMessage stored = createdMessage(dueIn(Duration.ofHours(1)));
+        ScheduledMessage storedAgain = withId(stored, new ScheduleId(UUID.randomUUID()));
+        ScheduledMessage first = dueIn(Duration.ofHours(2));
+        ScheduledMessage firstAgain = withId(first, new ScheduleId(UUID.randomUUID()));
+        ScheduledMessage second = dueIn(Duration.ofHours(3));
+        ScheduledMessage third = dueIn(Duration.ofHours(4));
+
+        // Replays store nothing, so they leave room: two of the fresh entries fit beside the stored one.
+        List<CreateResult> results = store.createBatch(List.of(
+                new MessageAdmission.BatchEntry(storedAgain, keyOf(stored)),
+                new MessageAdmission.BatchEntry(first, keyOf(first)),
+                new MessageAdmission.BatchEntry(firstAgain, keyOf(first)),
+                new MessageAdmission.BatchEntry(second, keyOf(second)),
+                new MessageAdmission.BatchEntry(third, keyOf(third))), threePending);
+
+        assertThat(results).containsExactly(new CreateResult.Replayed(stored), new CreateResult.Created(first),
+                new CreateResult.Replayed(first), new CreateResult.Created(second),
+                new CreateResult.TooManyPending(3));
+        assertThat(store.find(third.id())).isEmpty();
+    }
+
+    @Test
     void createBatch_deletedChannel_refusesOnlyTheEntriesForIt() {
         deleteChannel(new Channel("gone"));
         ScheduledMessage gone = message(new ScheduleId(UUID.randomUUID()),
