@@ -2,10 +2,11 @@
 -- pending messages row by row; a batch is one owner's, so a batch of 100 read about 5 000 rows (docs/benchmarks.md,
 -- "Again at the current code, warmed up"). Now the batch counts once and passes the running count to each item's
 -- call of the same function, which still makes every decision (p_owner_pending: NULL, as for a create alone, means
--- count here). The count is taken under the owner's lock, which every create, edit and batch of the owner takes
--- first, so nothing else adds to it during the batch; deliveries and cancels may end some of the owner's messages
--- meanwhile, which only makes the running count high: a batch may refuse an item a moment early, never admit one
--- over the limit. The function's body is V11_1's but for that count.
+-- count here). The count is taken under the owner's lock, which every create and batch of the owner takes first, as
+-- does an operator's requeue, the one other change that adds a pending message (PostgresOwnerMessageChanges), so
+-- nothing adds to it during the batch; deliveries may end some of the owner's messages meanwhile, which only makes
+-- the running count high: a batch may refuse an item a moment early, never admit one over the limit. The function's
+-- body is V11_1's but for that count.
 
 /* [jooq ignore start] */
 DROP FUNCTION admit_scheduled_message(integer, integer, uuid, varchar, varchar, integer, varchar, varchar, text,

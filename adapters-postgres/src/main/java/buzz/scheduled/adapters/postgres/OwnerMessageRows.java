@@ -32,6 +32,11 @@ final class OwnerMessageRows {
 
     static final ScheduledMessageTable M = SCHEDULED_MESSAGE;
 
+    /**
+     * Advisory-lock namespace (first key of pg_advisory_xact_lock(int, int)) serialising an owner's creates and
+     * whatever else adds to the owner's pending messages (an operator's requeue); always taken before a channel's.
+     */
+    static final int OWNER_LOCK = 0x6275_0001;
     /** Advisory-lock namespace (first key of pg_advisory_xact_lock(int, int)) of a channel's creates and edits. */
     static final int CHANNEL_LOCK = 0x6275_0002;
 

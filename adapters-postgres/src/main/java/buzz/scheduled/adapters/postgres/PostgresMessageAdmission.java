@@ -41,8 +41,7 @@ import org.jooq.DSLContext;
 public final class PostgresMessageAdmission implements MessageAdmission {
 
     private static final ScheduledMessageTable M = OwnerMessageRows.M;
-    // Advisory-lock namespace (first key of pg_advisory_xact_lock(int, int)) serialising an owner's creates.
-    private static final int OWNER_LOCK = 0x6275_0001;
+    private static final int OWNER_LOCK = OwnerMessageRows.OWNER_LOCK;
     private static final int CHANNEL_LOCK = OwnerMessageRows.CHANNEL_LOCK;
 
     /**
@@ -57,9 +56,10 @@ public final class PostgresMessageAdmission implements MessageAdmission {
      * item in the batch's order (each call sees what the earlier ones wrote) with the owner's pending count taken once
      * and carried along, in one statement whose text does not depend on the batch's size.
      */
-    private static final String ADMIT_BATCH = "SELECT outcome, existing_id, existing_event_id FROM admit_scheduled_batch("
-            + "?, ?, ?, ?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[], ?::text[], ?::bigint[],"
-            + " ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[], ?, ?, ?)";
+    private static final String ADMIT_BATCH = "SELECT a.outcome, a.existing_id, a.existing_event_id"
+            + " FROM admit_scheduled_batch(?, ?, ?, ?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[],"
+            + " ?::text[], ?::bigint[], ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[], ?, ?, ?)"
+            + " WITH ORDINALITY AS a(outcome, existing_id, existing_event_id, position) ORDER BY a.position";
 
     /** The owner's lock: taken before any channel's, as every create takes them. */
     private static final String LOCK_OWNER = "SELECT pg_advisory_xact_lock(?, hashtext(?))";
@@ -164,11 +164,12 @@ public final class PostgresMessageAdmission implements MessageAdmission {
      * channels' locks, taken up front in one order for every transaction (owner first, channels by lock key), so two
      * batches, or a batch and a create, an edit or a channel deletion, never wait on each other in a cycle (the
      * function takes the same locks again per entry, which a transaction holding them passes at once); then every
-     * entry through
-     * {@code admit_scheduled_message} — the function that admits a single create, the one place that compares a
-     * create against the limits — in the batch's order ({@link #ADMIT_BATCH}). So each entry is decided exactly as
-     * {@link #create} decides one, as if created one after the other: its key is found among the stored ones and the
-     * earlier entries', and its counts include the entries stored before it.
+     * entry through {@code admit_scheduled_message} — the function that admits a single create, the one place that
+     * compares a create against the limits — in the batch's order ({@link #ADMIT_BATCH}, migration V16). So each
+     * entry is decided by the same rules as {@link #create}, as if created one after the other: its key is found
+     * among the stored ones and the earlier entries', and its counts include the entries stored before it. One
+     * difference: the owner's pending count is taken once, at the start, and carried along; a message of the owner
+     * delivered meanwhile stays in it, so an entry at the limit may be refused a moment early, never admitted over.
      */
     @Override
     public List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits) {

@@ -37,6 +37,7 @@ import org.jooq.impl.DSL;
 public final class PostgresOwnerMessageChanges implements OwnerMessageChanges {
 
     private static final ScheduledMessageTable M = OwnerMessageRows.M;
+    private static final int OWNER_LOCK = OwnerMessageRows.OWNER_LOCK;
     private static final int CHANNEL_LOCK = OwnerMessageRows.CHANNEL_LOCK;
 
     private final DSLContext dsl;
@@ -91,6 +92,12 @@ public final class PostgresOwnerMessageChanges implements OwnerMessageChanges {
         return SessionFaults.retriedOnce(() -> dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
             String channel = next.channel().value();
+            if (expected.state().terminal() && !next.state().terminal()) {
+                // A requeue adds to the owner's pending messages: under the owner's lock, which creates and batches
+                // take first, so a batch's pending count (migration V16) cannot miss it.
+                tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(OWNER_LOCK),
+                        val(next.owner().hex()))).fetch();
+            }
             // The lock creates and channel deletions take: a deletion either sees this revision (and fails it) or
             // this revision sees the tombstone.
             tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(CHANNEL_LOCK),

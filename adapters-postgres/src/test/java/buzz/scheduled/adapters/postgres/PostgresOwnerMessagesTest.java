@@ -134,4 +134,45 @@ class PostgresOwnerMessagesTest extends OwnerMessagesContract<PostgresOwnerMessa
         assertThat(keptOneVacuumEvery10).isLessThanOrEqualTo(24L * eventBytes);
         assertThat(keptAll).isGreaterThan(25L * 280_000);
     }
+
+    // ------------------------------------------------------------------------------------------------------
+    // a requeue adds to the owner's pending count: it waits for the owner's lock, as a batch's count (V16) needs
+
+    @Test
+    void requeue_ofAFailedMessage_waitsForTheOwnersLock_whichABatchHoldsWhileItCounts() throws Exception {
+        ScheduledMessage created = createdMessage(dueIn(Duration.ofMinutes(30)));
+        db.execute("UPDATE scheduled_message SET state = 'failed', reason = 'relay_rejected', finished_at = now()"
+                + " WHERE id = ?", created.id().value());
+        ScheduledMessage failed = store.find(created.id()).orElseThrow();
+        ScheduledMessage requeued = ((buzz.scheduled.domain.schedule.OwnerOutcome.Changed) failed.requeue(
+                java.util.Optional.of(failed.revision()), Duration.ofDays(1), now())).message();
+        CreateLimits limits = new CreateLimits(100, 30, 300, Duration.ofMinutes(5), 1);
+
+        java.util.concurrent.CompletableFuture<ReviseResult> requeue;
+        boolean doneWhileLocked;
+        try (java.sql.Connection batch = java.sql.DriverManager.getConnection(db.jdbcUrl())) {
+            batch.setAutoCommit(false);
+            try (java.sql.PreparedStatement lock = batch.prepareStatement(
+                    "SELECT pg_advisory_xact_lock(?, hashtext(?))")) {
+                lock.setInt(1, OwnerMessageRows.OWNER_LOCK);
+                lock.setString(2, created.owner().hex());
+                lock.executeQuery().close();
+            }
+            requeue = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> store.replaceRevision(failed, requeued, limits));
+            // Wait (bounded) until the requeue's session is seen waiting for an advisory lock.
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (db.queryLong("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                    + " AND objid = (hashtext(?)::bigint & 4294967295)", created.owner().hex()) == 0
+                    && !requeue.isDone() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            doneWhileLocked = requeue.isDone();
+            batch.commit();
+        }
+
+        assertThat(doneWhileLocked).as("the requeue went ahead while the owner's lock was held").isFalse();
+        assertThat(requeue.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(new ReviseResult.Replaced());
+        assertThat(store.find(created.id()).orElseThrow().state().terminal()).isFalse();
+    }
 }
