@@ -78,6 +78,13 @@ public final class BatchesThroughServe {
     /** What a run was asked for. */
     record Options(Path jar, int batches, int clients, int singles, int warmUpBatches, int warmUpSingles,
                    Optional<Path> jfr) {
+        Options {
+            if (batches < 1 || clients < 1 || singles < 0 || warmUpBatches < 0 || warmUpSingles < 0) {
+                throw new IllegalArgumentException("--batches and --clients must be at least 1, --singles,"
+                        + " --warmup-batches and --warmup-singles at least 0");
+            }
+        }
+
         static Options parse(String[] args) {
             Map<String, String> given = new HashMap<>();
             for (int i = 0; i + 1 < args.length; i += 2) {
@@ -145,19 +152,23 @@ public final class BatchesThroughServe {
             List<Owner> warmUp = sign(0, options.warmUpBatches(), EVENTS_PER_BATCH, first);
             List<Owner> timed = sign(options.warmUpBatches(), options.batches(), EVENTS_PER_BATCH, first);
             // The peer's events one owner each, so the owner write rate (a burst of 30) never refuses one.
-            int singlesWarmUp = options.warmUpSingles();
+            int singlesWarmUp = options.singles() == 0 ? 0 : options.warmUpSingles();
             List<Owner> singles = sign(options.warmUpBatches() + options.batches(), singlesWarmUp + options.singles(), 1,
                     first);
             OUT.printf(Locale.ROOT, "signed %d events in %.1f s%n", (options.warmUpBatches() + options.batches())
                     * EVENTS_PER_BATCH + singles.size(), (System.nanoTime() - started) / 1e9);
             long postmaster = postmaster(data);
-            run(http, base, "warm-up", warmUp, options.clients(), serve.pid(), postmaster);
+            if (!warmUp.isEmpty()) {
+                run(http, base, "warm-up", warmUp, options.clients(), serve.pid(), postmaster);
+            }
             Phase batch = run(http, base, "batches of 100", timed, options.clients(), serve.pid(), postmaster);
             OUT.println(batch.row());
             boolean clean = batch.refusedItems() == 0 && batch.statuses().keySet().equals(java.util.Set.of(200));
             if (options.singles() > 0) {
-                run(http, base, "warm-up", singles.subList(0, singlesWarmUp), options.clients(), serve.pid(),
-                        postmaster);
+                if (singlesWarmUp > 0) {
+                    run(http, base, "warm-up", singles.subList(0, singlesWarmUp), options.clients(), serve.pid(),
+                            postmaster);
+                }
                 Phase single = run(http, base, "single creates", singles.subList(singlesWarmUp, singles.size()),
                         options.clients(), serve.pid(), postmaster);
                 OUT.println(single.row());
