@@ -43,6 +43,17 @@ final class OwnerMessageRows {
     private OwnerMessageRows() {
     }
 
+    /**
+     * Takes the transaction-scoped advisory lock {@code (namespace, hashtext(key))} in {@code tx}, waiting for it.
+     *
+     * @param namespace {@link #OWNER_LOCK} or {@link #CHANNEL_LOCK} (an owner's always before a channel's)
+     * @param key       the owner's hex key or the channel's name
+     */
+    static void advisoryLock(DSLContext tx, int namespace, String key) {
+        tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, DSL.val(namespace),
+                DSL.val(key))).fetch();
+    }
+
     /** The jOOQ context over {@code dataSource}, without per-statement execute logging. */
     static DSLContext jooq(DataSource dataSource) {
         return DSL.using(dataSource, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));

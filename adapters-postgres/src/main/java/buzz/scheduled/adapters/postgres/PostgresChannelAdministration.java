@@ -9,7 +9,6 @@ import static org.jooq.impl.DSL.count;
 import static org.jooq.impl.DSL.least;
 import static org.jooq.impl.DSL.min;
 import static org.jooq.impl.DSL.select;
-import static org.jooq.impl.DSL.val;
 
 import buzz.scheduled.application.port.in.DeleteChannelUseCase.ChannelDeleted;
 import buzz.scheduled.application.port.in.RemoveMemberUseCase.MemberRemoved;
@@ -58,8 +57,7 @@ public final class PostgresChannelAdministration implements ChannelAdministratio
         String name = channel.value();
         return SessionFaults.retriedOnce(() -> dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
-            tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class,
-                    val(OwnerMessageRows.CHANNEL_LOCK), val(name))).fetch();
+            OwnerMessageRows.advisoryLock(tx, OwnerMessageRows.CHANNEL_LOCK, name);
             boolean newlyDeleted = tx.insertInto(CHANNEL_TOMBSTONE)
                     .set(CHANNEL_TOMBSTONE.CHANNEL, name)
                     .set(CHANNEL_TOMBSTONE.DELETED_AT, NOW)

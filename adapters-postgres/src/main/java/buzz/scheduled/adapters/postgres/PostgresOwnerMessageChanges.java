@@ -95,13 +95,11 @@ public final class PostgresOwnerMessageChanges implements OwnerMessageChanges {
             if (expected.state().terminal() && !next.state().terminal()) {
                 // A requeue adds to the owner's pending messages: under the owner's lock, which creates and batches
                 // take first, so a batch's pending count (migration V16) cannot miss it.
-                tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(OWNER_LOCK),
-                        val(next.owner().hex()))).fetch();
+                OwnerMessageRows.advisoryLock(tx, OWNER_LOCK, next.owner().hex());
             }
             // The lock creates and channel deletions take: a deletion either sees this revision (and fails it) or
             // this revision sees the tombstone.
-            tx.select(DSL.field("pg_advisory_xact_lock({0}, hashtext({1}))", Object.class, val(CHANNEL_LOCK),
-                    val(channel))).fetch();
+            OwnerMessageRows.advisoryLock(tx, CHANNEL_LOCK, channel);
             if (tx.fetchExists(CHANNEL_TOMBSTONE, CHANNEL_TOMBSTONE.CHANNEL.eq(channel))) {
                 return new ReviseResult.ChannelDeleted();
             }

@@ -13,15 +13,22 @@ import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.schedule.AdmissionRules;
 import buzz.scheduled.domain.schedule.Channel;
+import buzz.scheduled.domain.schedule.OwnerOutcome;
 import buzz.scheduled.domain.schedule.Revision;
 import buzz.scheduled.domain.schedule.ScheduleId;
 import buzz.scheduled.domain.schedule.ScheduledMessage;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -144,21 +151,21 @@ class PostgresOwnerMessagesTest extends OwnerMessagesContract<PostgresOwnerMessa
         db.execute("UPDATE scheduled_message SET state = 'failed', reason = 'relay_rejected', finished_at = now()"
                 + " WHERE id = ?", created.id().value());
         ScheduledMessage failed = store.find(created.id()).orElseThrow();
-        ScheduledMessage requeued = ((buzz.scheduled.domain.schedule.OwnerOutcome.Changed) failed.requeue(
-                java.util.Optional.of(failed.revision()), Duration.ofDays(1), now())).message();
+        ScheduledMessage requeued = ((OwnerOutcome.Changed) failed.requeue(
+                Optional.of(failed.revision()), Duration.ofDays(1), now())).message();
         CreateLimits limits = new CreateLimits(100, 30, 300, Duration.ofMinutes(5), 1);
 
-        java.util.concurrent.CompletableFuture<ReviseResult> requeue;
+        CompletableFuture<ReviseResult> requeue;
         boolean doneWhileLocked;
-        try (java.sql.Connection batch = java.sql.DriverManager.getConnection(db.jdbcUrl())) {
+        try (Connection batch = DriverManager.getConnection(db.jdbcUrl())) {
             batch.setAutoCommit(false);
-            try (java.sql.PreparedStatement lock = batch.prepareStatement(
+            try (PreparedStatement lock = batch.prepareStatement(
                     "SELECT pg_advisory_xact_lock(?, hashtext(?))")) {
                 lock.setInt(1, OwnerMessageRows.OWNER_LOCK);
                 lock.setString(2, created.owner().hex());
                 lock.executeQuery().close();
             }
-            requeue = java.util.concurrent.CompletableFuture.supplyAsync(
+            requeue = CompletableFuture.supplyAsync(
                     () -> store.replaceRevision(failed, requeued, limits));
             // Wait (bounded) until the requeue's session is seen waiting for an advisory lock.
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -172,7 +179,7 @@ class PostgresOwnerMessagesTest extends OwnerMessagesContract<PostgresOwnerMessa
         }
 
         assertThat(doneWhileLocked).as("the requeue went ahead while the owner's lock was held").isFalse();
-        assertThat(requeue.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(new ReviseResult.Replaced());
+        assertThat(requeue.get(30, TimeUnit.SECONDS)).isEqualTo(new ReviseResult.Replaced());
         assertThat(store.find(created.id()).orElseThrow().state().terminal()).isFalse();
     }
 }
