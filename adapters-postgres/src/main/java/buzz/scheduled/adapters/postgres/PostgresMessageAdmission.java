@@ -33,9 +33,10 @@ import javax.sql.DataSource;
 import org.jooq.DSLContext;
 
 /**
- * Admission's storage port ({@link MessageAdmission}) on PostgreSQL: a create, or a batch of them, in one statement
- * through {@code admit_scheduled_message} (migration V10), which checks the limits atomically with the insert, and
- * the look-up of channel tombstones. A create that meets an ended or read-only pooled session runs once more on a
+ * Admission's storage port ({@link MessageAdmission}) on PostgreSQL: a create in one statement through
+ * {@code admit_scheduled_message}, a batch in one through {@code admit_scheduled_batch} (migration V17), both of which
+ * check the limits atomically with the inserts and decide through the same {@code admission_outcome}, and the look-up
+ * of channel tombstones. A create that meets an ended or read-only pooled session runs once more on a
  * new one ({@link SessionFaults#retriedOnce}); a replay answers as the first create did.
  */
 public final class PostgresMessageAdmission implements MessageAdmission {
@@ -45,27 +46,22 @@ public final class PostgresMessageAdmission implements MessageAdmission {
     private static final int CHANNEL_LOCK = OwnerMessageRows.CHANNEL_LOCK;
 
     /**
-     * A create in one statement and one round trip, on an autocommit connection (migration V10 says what it
+     * A create in one statement and one round trip, on an autocommit connection (migration V17 says what it
      * checks, in the order of docs/openapi.yaml).
      */
     private static final String ADMIT = "SELECT outcome, existing_id, existing_event_id FROM admit_scheduled_message("
             + "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     /**
-     * A batch's items through {@code admit_scheduled_batch} (migration V16), which calls the same function once per
-     * item in the batch's order (each call sees what the earlier ones wrote) with the owner's pending count taken once
-     * and carried along, in one statement whose text does not depend on the batch's size.
+     * A batch's entries through {@code admit_scheduled_batch} (migration V17), which takes the owner's and the
+     * channels' locks, decides every entry in the batch's order (each as if the earlier ones had been created before
+     * it) and stores the admitted ones with one {@code INSERT} per table, in one statement whose text does not depend
+     * on the batch's size.
      */
     private static final String ADMIT_BATCH = "SELECT a.outcome, a.existing_id, a.existing_event_id"
             + " FROM admit_scheduled_batch(?, ?, ?, ?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[],"
             + " ?::text[], ?::bigint[], ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[], ?, ?, ?)"
             + " WITH ORDINALITY AS a(outcome, existing_id, existing_event_id, position) ORDER BY a.position";
-
-    /** The owner's lock: taken before any channel's, as every create takes them. */
-    private static final String LOCK_OWNER = "SELECT pg_advisory_xact_lock(?, hashtext(?))";
-    /** A batch's channels' locks, in the order of their lock keys. */
-    private static final String LOCK_CHANNELS = "SELECT count(pg_advisory_xact_lock(?, k)) FROM (SELECT DISTINCT"
-            + " hashtext(c) AS k FROM unnest(?::varchar[]) AS c ORDER BY k) AS keys";
 
     private static final String CHANNEL_DELETED = "SELECT 1 FROM channel_tombstone WHERE channel = ?";
 
@@ -97,7 +93,7 @@ public final class PostgresMessageAdmission implements MessageAdmission {
     private record Admitted(String outcome, UUID existingId, String existingEventId) {
     }
 
-    /** One call of {@code admit_scheduled_message} (migration V10) on a pooled connection. */
+    /** One call of {@code admit_scheduled_message} (migration V17) on a pooled connection. */
     private Admitted admit(ScheduledMessage message, IdempotencyKey key, CreateLimits limits, Instant windowStart,
                            String eventJson) {
         try (Connection connection = dataSource.getConnection();
@@ -160,16 +156,15 @@ public final class PostgresMessageAdmission implements MessageAdmission {
     }
 
     /**
-     * The whole batch in one transaction and three statements whatever its size: the owner's lock, then the batch's
-     * channels' locks, taken up front in one order for every transaction (owner first, channels by lock key), so two
-     * batches, or a batch and a create, an edit or a channel deletion, never wait on each other in a cycle (the
-     * function takes the same locks again per entry, which a transaction holding them passes at once); then every
-     * entry through {@code admit_scheduled_message} — the function that admits a single create, the one place that
-     * compares a create against the limits — in the batch's order ({@link #ADMIT_BATCH}, migration V16). So each
-     * entry is decided by the same rules as {@link #create}, as if created one after the other: its key is found
-     * among the stored ones and the earlier entries', and its counts include the entries stored before it. One
-     * difference: the owner's pending count is taken once, at the start, and carried along; a message of the owner
-     * delivered meanwhile stays in it, so an entry at the limit may be refused a moment early, never admitted over.
+     * The whole batch in one transaction: one call of {@code admit_scheduled_batch} ({@link #ADMIT_BATCH}, migration
+     * V17), then, if some entries are replays, one read of the messages they name. The function takes the owner's
+     * lock and then the batch's channels' locks in the order of their lock keys, the order every transaction takes
+     * them in (owner first), so two batches, or a batch and a create, an edit or a channel deletion, never wait on
+     * each other in a cycle. Each entry is decided by the same rules as {@link #create}, as if the entries were
+     * created one after the other: its key is found among the stored ones and the earlier entries', and its counts
+     * include the entries admitted before it. One difference: the counts are taken once, at the start; a message of
+     * the owner delivered meanwhile stays in them, so an entry at a limit may be refused a moment early, never
+     * admitted over it.
      */
     @Override
     public List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits) {
@@ -220,17 +215,6 @@ public final class PostgresMessageAdmission implements MessageAdmission {
             DSLContext tx = configuration.dsl();
             List<Admitted> admitted = new ArrayList<>(n);
             tx.connection(connection -> {
-                try (PreparedStatement lock = connection.prepareStatement(LOCK_OWNER)) {
-                    lock.setInt(1, OWNER_LOCK);
-                    lock.setString(2, owner.hex());
-                    lock.executeQuery().close();
-                }
-                try (PreparedStatement lock = connection.prepareStatement(LOCK_CHANNELS)) {
-                    lock.setInt(1, CHANNEL_LOCK);
-                    lock.setArray(2, connection.createArrayOf("varchar",
-                            java.util.Arrays.stream(channels).distinct().toArray(String[]::new)));
-                    lock.executeQuery().close();
-                }
                 try (PreparedStatement admit = connection.prepareStatement(ADMIT_BATCH)) {
                     int i = 0;
                     admit.setInt(++i, OWNER_LOCK);

@@ -105,8 +105,47 @@ class ClaimQueryPlanTest {
 
     @Test
     void admitFunction_genericPlans_countThroughThePendingIndexes() throws Exception {
-        // auto_explain reports the plan of every statement inside admit_scheduled_message (V10) as a NOTICE; under
-        // force_generic_plan they are the plans plpgsql keeps for the function's bound parameters.
+        String plan = nestedPlans("SELECT outcome FROM admit_scheduled_message(1, 2, gen_random_uuid(),"
+                + " lpad('abc', 64, '0'), 'channel-7', 1, 'scheduled', repeat('e', 64), '{}',"
+                + " date_trunc('hour', now()) + interval '1 minute', now(), 'key-1',"
+                + " date_trunc('hour', now()), date_trunc('hour', now()) + interval '5 minutes',"
+                + " 1000000, 1000000, 1000000, NULL)");
+
+        // The owner's count in the channel window reads either channel index: with a few rows per window (this
+        // table) the (channel, due_at) one with a filter on owner, in busy channels the (channel, owner, due_at) one.
+        assertThat(plan).as(plan)
+                .contains("scheduled_message_owner_pending_idx")
+                .contains("scheduled_message_channel_pending_idx")
+                .contains("Insert on scheduled_message")
+                .doesNotContain("Seq Scan on scheduled_message");
+    }
+
+    @Test
+    void admitBatchFunction_genericPlans_countPerEntryThroughThePendingIndexes() throws Exception {
+        long hour = db.queryLong("SELECT (extract(epoch FROM date_trunc('hour', now())) * 1000000)::bigint");
+        String plan = nestedPlans("SELECT count(*) FROM admit_scheduled_batch(1, 2, lpad('abc', 64, '0'),"
+                + " ARRAY[gen_random_uuid(), gen_random_uuid()], '{channel-7,channel-8}', '{1,1}',"
+                + " '{scheduled,scheduled}', ARRAY[repeat('e', 64), repeat('f', 64)], '{\"{}\",\"{}\"}',"
+                + " ARRAY[" + (hour + 60_000_000L) + ", " + (hour + 120_000_000L) + "]::bigint[],"
+                + " ARRAY[" + hour + ", " + hour + "]::bigint[], '{key-1,key-2}',"
+                + " ARRAY[" + hour + ", " + hour + "]::bigint[],"
+                + " ARRAY[" + (hour + 300_000_000L) + ", " + (hour + 300_000_000L) + "]::bigint[],"
+                + " ARRAY[NULL, NULL]::uuid[], 1000000, 1000000, 1000000)");
+
+        assertThat(plan).as(plan)
+                .contains("scheduled_message_owner_pending_idx")
+                .contains("scheduled_message_channel_pending_idx")
+                .contains("idempotency_key_pk")
+                .contains("Insert on scheduled_message")
+                .doesNotContain("Seq Scan on scheduled_message")
+                .doesNotContain("Seq Scan on idempotency_key");
+    }
+
+    /**
+     * The plans of the statements inside a function call, as auto_explain reports them (one NOTICE each) under
+     * {@code force_generic_plan}: the plans plpgsql keeps for the function's bound parameters. Rolled back.
+     */
+    private static String nestedPlans(String call) throws Exception {
         List<String> plans = new java.util.ArrayList<>();
         try (java.sql.Connection connection = db.dataSource().getConnection();
              java.sql.Statement statement = connection.createStatement()) {
@@ -118,11 +157,7 @@ class ClaimQueryPlanTest {
                 statement.execute("SET LOCAL auto_explain.log_nested_statements = on");
                 statement.execute("SET LOCAL auto_explain.log_level = notice");
                 statement.clearWarnings();
-                statement.executeQuery("SELECT outcome FROM admit_scheduled_message(1, 2, gen_random_uuid(),"
-                        + " lpad('abc', 64, '0'), 'channel-7', 1, 'scheduled', repeat('e', 64), '{}',"
-                        + " date_trunc('hour', now()) + interval '1 minute', now(), 'key-1',"
-                        + " date_trunc('hour', now()), date_trunc('hour', now()) + interval '5 minutes',"
-                        + " 1000000, 1000000, 1000000, NULL)").close();
+                statement.executeQuery(call).close();
                 for (java.sql.SQLWarning w = statement.getWarnings(); w != null; w = w.getNextWarning()) {
                     plans.add(w.getMessage());
                 }
@@ -130,15 +165,7 @@ class ClaimQueryPlanTest {
                 connection.rollback();
             }
         }
-        String plan = String.join("\n", plans);
-
-        // The owner's count in the channel window reads either channel index: with a few rows per window (this
-        // table) the (channel, due_at) one with a filter on owner, in busy channels the (channel, owner, due_at) one.
-        assertThat(plan).as(plan)
-                .contains("scheduled_message_owner_pending_idx")
-                .contains("scheduled_message_channel_pending_idx")
-                .contains("Insert on scheduled_message")
-                .doesNotContain("Seq Scan on scheduled_message");
+        return String.join("\n", plans);
     }
 
     /** An array literal of 1 000 times {@code element}. */

@@ -224,6 +224,32 @@ public abstract class OwnerMessagesContract<S extends OwnerMessageQueries & Mess
         assertThat(results).filteredOn(r -> r.equals(new CreateResult.TooManyPending(5))).hasSize(7);
     }
 
+    @Test
+    void createBatch_concurrentBatchesNamingTwoChannelsInEitherOrder_admitExactlyTheWindowLimitInEach()
+            throws Exception {
+        CreateLimits backstop = new CreateLimits(100, 10, 5, Duration.ofMinutes(5), 1);
+        long windowStart = Math.floorDiv(inSeconds(3600), 300) * 300;
+        List<Callable<List<CreateResult>>> batches = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            PublicKey owner = new PublicKey(String.format("%064x", i + 16));
+            List<String> channels = i % 2 == 0 ? List.of("general", "random") : List.of("random", "general");
+            List<MessageAdmission.BatchEntry> entries = channels.stream().map(channel -> message(
+                            new ScheduleId(UUID.randomUUID()),
+                            TestEvents.at(windowStart + 7).by(owner).channel(channel).build()))
+                    .map(m -> new MessageAdmission.BatchEntry(m, keyOf(m))).toList();
+            batches.add(() -> store.createBatch(entries, backstop));
+        }
+
+        List<CreateResult> results = concurrently(batches).stream().flatMap(List::stream).toList();
+
+        assertThat(results).filteredOn(r -> r instanceof CreateResult.Created).hasSize(10);
+        assertThat(results).filteredOn(r -> r instanceof CreateResult.ChannelWindowFull).hasSize(6);
+        for (String channel : List.of("general", "random")) {
+            assertThat(results).filteredOn(r -> r instanceof CreateResult.Created created
+                    && created.message().channel().value().equals(channel)).as(channel).hasSize(5);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------------
     // list
 
@@ -499,6 +525,52 @@ public abstract class OwnerMessagesContract<S extends OwnerMessageQueries & Mess
         assertThat(revisions(fresh.id())).containsExactly(Revision.FIRST);
         assertThat(store.create(withId(fresh, new ScheduleId(UUID.randomUUID())), keyOf(fresh), NO_LIMITS))
                 .as("the batch's key is stored like a single create's").isEqualTo(new CreateResult.Replayed(fresh));
+    }
+
+    @Test
+    void createBatch_channelWideBackstop_countsOtherOwnersAndTheBatchsEarlierEntriesPerWindow() {
+        CreateLimits backstop = new CreateLimits(100, 10, 3, Duration.ofMinutes(5), 1);
+        long windowStart = Math.floorDiv(inSeconds(3600), 300) * 300;
+        ScheduledMessage bobs = message(new ScheduleId(UUID.randomUUID()),
+                TestEvents.at(windowStart + 5).by(BOB).build());
+        assertThat(store.create(bobs, keyOf(bobs), backstop)).isEqualTo(new CreateResult.Created(bobs));
+        List<ScheduledMessage> batch = new ArrayList<>();
+        for (long offset : new long[] {1, 2, 3, 300, 301}) {
+            batch.add(message(new ScheduleId(UUID.randomUUID()), TestEvents.at(windowStart + offset).build()));
+        }
+
+        List<CreateResult> results = store.createBatch(batch.stream()
+                .map(m -> new MessageAdmission.BatchEntry(m, keyOf(m))).toList(), backstop);
+
+        // Bob's message and the batch's first two fill the first window; the next window starts empty.
+        assertThat(results).containsExactly(new CreateResult.Created(batch.get(0)),
+                new CreateResult.Created(batch.get(1)),
+                new CreateResult.ChannelWindowFull(3, Instant.ofEpochSecond(windowStart),
+                        MessageAdmission.WindowScope.CHANNEL),
+                new CreateResult.Created(batch.get(3)), new CreateResult.Created(batch.get(4)));
+        assertThat(store.find(batch.get(2).id())).isEmpty();
+    }
+
+    @Test
+    void createBatch_keyOfARefusedEntry_isFreeForALaterEntry() {
+        CreateLimits onePerWindow = new CreateLimits(100, 1, 100, Duration.ofMinutes(5), 1);
+        long windowStart = Math.floorDiv(inSeconds(3600), 300) * 300;
+        ScheduledMessage first = message(new ScheduleId(UUID.randomUUID()), TestEvents.at(windowStart + 1).build());
+        ScheduledMessage refused = message(new ScheduleId(UUID.randomUUID()), TestEvents.at(windowStart + 2).build());
+        ScheduledMessage retried = message(new ScheduleId(UUID.randomUUID()), TestEvents.at(windowStart + 400).build());
+        ScheduledMessage replayOfRetried = withId(retried, new ScheduleId(UUID.randomUUID()));
+
+        List<CreateResult> results = store.createBatch(List.of(new MessageAdmission.BatchEntry(first, keyOf(first)),
+                new MessageAdmission.BatchEntry(refused, keyOf(refused)),
+                new MessageAdmission.BatchEntry(retried, keyOf(refused)),
+                new MessageAdmission.BatchEntry(replayOfRetried, keyOf(refused))), onePerWindow);
+
+        assertThat(results).containsExactly(new CreateResult.Created(first),
+                new CreateResult.ChannelWindowFull(1, Instant.ofEpochSecond(windowStart),
+                        MessageAdmission.WindowScope.OWNER),
+                new CreateResult.Created(retried), new CreateResult.Replayed(retried));
+        assertThat(store.find(refused.id())).isEmpty();
+        assertThat(store.find(replayOfRetried.id())).isEmpty();
     }
 
     @Test
