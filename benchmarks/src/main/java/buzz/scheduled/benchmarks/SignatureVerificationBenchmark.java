@@ -31,9 +31,14 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class SignatureVerificationBenchmark {
 
+    /** More distinct keys than the verifier keeps tables for, so that {@link #verifyEventByANewKey} misses. */
+    private static final int KEYS = 16_384;
+
     private EventSignatures signatures;
     private NostrEvent event;
     private String wireText;
+    private NostrEvent[] byManyKeys;
+    private int next;
 
     /** Signs the benchmark event once, deterministically, and checks it is valid before measuring. */
     @Setup
@@ -52,12 +57,27 @@ public class SignatureVerificationBenchmark {
         if (!(signatures.verify(event) instanceof EventSignatures.Verdict.Valid)) {
             throw new IllegalStateException("benchmark event does not verify");
         }
+        byManyKeys = java.util.stream.IntStream.range(0, KEYS).parallel()
+                .mapToObj(i -> Bip340Signer.withFixedAux(new SecretKey(String.format("%064x", 7_919L * (i + 1))),
+                        new byte[32]).sign(1_767_225_600L, 9, List.of(List.of("h", "general")), "event " + i))
+                .toArray(NostrEvent[]::new);
     }
 
     /** The signature port: id recomputation + pubkey decoding + BIP-340 verification. */
     @Benchmark
     public EventSignatures.Verdict verifyEvent() {
         return signatures.verify(event);
+    }
+
+    /**
+     * The same port on events by {@value #KEYS} keys in turn: each verification meets a key whose tables
+     * ({@code Secp256k1Schnorr.KeyTables}) are not cached, as for a client seen for the first time.
+     */
+    @Benchmark
+    public EventSignatures.Verdict verifyEventByANewKey() {
+        NostrEvent e = byManyKeys[next];
+        next = (next + 1) % KEYS;
+        return signatures.verify(e);
     }
 
     /**

@@ -10,13 +10,16 @@ import static buzz.scheduled.adapters.relay.signature.Secp256k1Scalars.N;
 import java.math.BigInteger;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * BIP-340 Schnorr verification on secp256k1 without BouncyCastle's generic point objects: field elements are four
  * 64-bit limbs in reused arrays (no allocation per field operation), points are Jacobian, and {@code s·G − e·P} is
  * one joint double-and-add (Straus) over width-w NAFs of four half-length scalars: s is split at bit 128 (odd
  * multiples of G and of 2^128·G up to 127× are computed once per JVM, window 8) and e by the GLV endomorphism
- * λ·(x, y) = (β·x, y) (odd multiples of P up to 15·P per call, Jacobian, window 5), so 128 doublings serve all four.
+ * λ·(x, y) = (β·x, y) (affine odd multiples of P up to 15·P, window 5, kept per key: {@link KeyTables}), so 128
+ * doublings serve all four.
  * Every admission verifies two signatures (the NIP-98 header and the event), and BouncyCastle's verifier allocated
  * about half of the sidecar's garbage doing it (docs/benchmarks.md, "Admission through `serve`").
  *
@@ -86,9 +89,16 @@ final class Secp256k1Schnorr {
 
     private Result check(byte[] publicKey, byte[] message, byte[] signature) {
         long[] px = fromBytes(publicKey, 0);
-        long[] py = new long[4];
-        if (!lessThan(px, P) || !point.liftX(px, py)) {
+        if (!lessThan(px, P)) {
             return Result.KEY_NOT_ON_CURVE;
+        }
+        KeyTables key = KeyTables.cached(px);
+        if (key == null) {
+            long[] py = new long[4];
+            if (!point.liftX(px, py)) {
+                return Result.KEY_NOT_ON_CURVE;
+            }
+            key = KeyTables.remember(px, point.oddMultiples(px, py, 1 << (P_WINDOW - 2)));
         }
         long[] r = fromBytes(signature, 0);
         long[] s = fromBytes(signature, 32);
@@ -117,16 +127,8 @@ final class Secp256k1Schnorr {
         // −e_i·P: subtract when e_i ≥ 0, add when it is negative
         boolean subtractE1 = split[0].signum() >= 0;
         boolean subtractE2 = split[1].signum() >= 0;
-        long[][] pTable = point.oddMultiplesJacobian(px, py, 1 << (P_WINDOW - 2));
-        long[][] lambdaTable = new long[pTable.length][];
-        for (int i = 0; i < pTable.length; i++) {
-            long[] point = pTable[i].clone();
-            long[] x = new long[4];
-            System.arraycopy(point, 0, x, 0, 4);
-            mul(x, x, BETA);
-            System.arraycopy(x, 0, point, 0, 4);
-            lambdaTable[i] = point;
-        }
+        long[][] pTable = key.multiples();
+        long[][] lambdaTable = key.lambdaMultiples();
         point.setInfinity();
         int length = Math.max(Math.max(s1.length, s2.length), Math.max(e1.length, e2.length));
         for (int i = length - 1; i >= 0; i--) {
@@ -141,17 +143,64 @@ final class Secp256k1Schnorr {
             }
             int d3 = i < e1.length ? e1[i] : 0;
             if (d3 != 0) {
-                point.addJacobian(pTable[Math.abs(d3) >> 1], (d3 > 0) == subtractE1);
+                point.addAffine(pTable[Math.abs(d3) >> 1], (d3 > 0) == subtractE1);
             }
             int d4 = i < e2.length ? e2[i] : 0;
             if (d4 != 0) {
-                point.addJacobian(lambdaTable[Math.abs(d4) >> 1], (d4 > 0) == subtractE2);
+                point.addAffine(lambdaTable[Math.abs(d4) >> 1], (d4 > 0) == subtractE2);
             }
         }
         if (point.isInfinity() || !point.evenYWithX(r)) {
             return Result.SIGNATURE_MISMATCH;
         }
         return Result.VALID;
+    }
+
+    /**
+     * The affine odd multiples P, 3·P, …, 15·P of a public key's point and of λ·P, for the joint multiplication.
+     * Building them costs about a third of a verification (the square root of lift_x, seven additions and one
+     * inversion), and every create verifies two signatures by the same key (the NIP-98 header and the event), a batch
+     * a hundred; so the tables of recently seen keys are kept in a direct-mapped cache of {@value #SLOTS} slots
+     * (about 1.3 KiB each), indexed by the key's x mixed with a per-process salt so that no client can aim its keys
+     * at another's slot. A slot holds the last key that hashed to it; a miss costs what the tables cost without a
+     * cache. Immutable once built, so a table is shared between threads without locks.
+     *
+     * @param x               the key's x coordinate, four limbs
+     * @param multiples       [x limbs, y limbs] of P, 3·P, …, 15·P
+     * @param lambdaMultiples the same for λ·P = (β·x, y)
+     */
+    private record KeyTables(long[] x, long[][] multiples, long[][] lambdaMultiples) {
+
+        static final int SLOTS = 4096;
+        private static final AtomicReferenceArray<KeyTables> CACHE = new AtomicReferenceArray<>(SLOTS);
+        private static final long SALT = new SecureRandom().nextLong() | 1;
+
+        /** The cached tables of the key with x coordinate {@code x}, or null. */
+        static KeyTables cached(long[] x) {
+            KeyTables tables = CACHE.get(slot(x));
+            return tables != null && Secp256k1Field.equal(tables.x, x) ? tables : null;
+        }
+
+        /** Tables for {@code x} from its affine odd multiples, kept in the cache. */
+        static KeyTables remember(long[] x, long[][] multiples) {
+            long[][] lambdaMultiples = new long[multiples.length][];
+            for (int i = 0; i < multiples.length; i++) {
+                long[] point = multiples[i].clone();
+                long[] px = new long[4];
+                System.arraycopy(point, 0, px, 0, 4);
+                mul(px, px, BETA);
+                System.arraycopy(px, 0, point, 0, 4);
+                lambdaMultiples[i] = point;
+            }
+            KeyTables tables = new KeyTables(x.clone(), multiples, lambdaMultiples);
+            CACHE.set(slot(x), tables);
+            return tables;
+        }
+
+        private static int slot(long[] x) {
+            long h = (x[0] ^ x[1] ^ x[2] ^ x[3]) * SALT;
+            return (int) (h >>> (64 - Integer.numberOfTrailingZeros(SLOTS)));
+        }
     }
 
     /** k ≡ k1 + k2·λ (mod n), for tests of the split (see {@link Secp256k1Scalars#splitLambda}). */

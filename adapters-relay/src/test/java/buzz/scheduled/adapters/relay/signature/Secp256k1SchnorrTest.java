@@ -73,6 +73,56 @@ class Secp256k1SchnorrTest {
     }
 
     @Test
+    void verify_sameKeysAgainFromManyThreads_cachedKeyTablesGiveTheFirstVerdicts() throws Exception {
+        // Every key is seen many times, from four threads at once, so most verifications use the tables a first one
+        // cached (Secp256k1Schnorr.KeyTables); a damaged signature by a cached key must still fail.
+        SplittableRandom random = new SplittableRandom(7);
+        List<byte[][]> cases = new ArrayList<>();
+        for (int n = 0; n < 64; n++) {
+            byte[] secret = new byte[32];
+            random.nextBytes(secret);
+            secret[0] &= 0x7F;
+            secret[31] |= 1;
+            Bip340Signer signer = Bip340Signer.withFixedAux(new SecretKey(Hex.encode(secret)), new byte[32]);
+            byte[] message = new byte[32];
+            random.nextBytes(message);
+            byte[] signature = signer.signMessage(message);
+            byte[] damaged = signature.clone();
+            damaged[32 + random.nextInt(32)] ^= (byte) (1 << random.nextInt(8));
+            cases.add(new byte[][] {Hex.decode(signer.publicKey().hex()), message, signature, damaged});
+        }
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<Integer>> runs = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int offset = t * 16;
+                runs.add(threads.submit(() -> {
+                    int checked = 0;
+                    for (int round = 0; round < 10; round++) {
+                        for (int i = 0; i < cases.size(); i++) {
+                            byte[][] c = cases.get((i + offset) % cases.size());
+                            assertThat(Secp256k1Schnorr.verify(c[0], c[1], c[2]))
+                                    .isEqualTo(Secp256k1Schnorr.Result.VALID);
+                            assertThat(Secp256k1Schnorr.verify(c[0], c[1], c[3]))
+                                    .isEqualTo(Secp256k1Schnorr.Result.SIGNATURE_MISMATCH);
+                            checked += 2;
+                        }
+                    }
+                    return checked;
+                }));
+            }
+            for (java.util.concurrent.Future<Integer> run : runs) {
+                assertThat(run.get()).isEqualTo(10 * 64 * 2);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        for (byte[][] c : cases) {
+            assertThat(bouncyCastle(c[0], c[1], c[3])).isFalse();
+        }
+    }
+
+    @Test
     void verify_randomKeysAndSignatures_agreesWithBouncyCastleOnKeyAndVerdict() {
         SplittableRandom random = new SplittableRandom(98);
         int offCurve = 0;
