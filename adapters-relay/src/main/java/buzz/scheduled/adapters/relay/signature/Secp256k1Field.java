@@ -150,6 +150,98 @@ final class Secp256k1Field {
         reduce(r, w0, w1, w2, w3, w4, w5, w6, c0);
     }
 
+    /**
+     * r = x² mod p; r may alias x. The six products x_i·x_j (i < j) once, doubled by a shift, plus the four
+     * squares x_i²: 10 64×64→128-bit products where {@link #mul} takes 16.
+     */
+    static void sqr(long[] r, long[] x) {
+        long x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+        long c0 = 0, c1 = 0, c2 = 0, lo, hi;
+        // t = Σ_{i<j} x_i·x_j·2^(64(i+j)), column by column (t0 = 0)
+        lo = x0 * x1;
+        hi = Math.unsignedMultiplyHigh(x0, x1);
+        long t1 = lo;
+        c0 = hi;
+        lo = x0 * x2;
+        hi = Math.unsignedMultiplyHigh(x0, x2);
+        c0 += lo;
+        hi += Long.compareUnsigned(c0, lo) < 0 ? 1 : 0;
+        c1 += hi;
+        c2 += Long.compareUnsigned(c1, hi) < 0 ? 1 : 0;
+        long t2 = c0;
+        c0 = c1;
+        c1 = c2;
+        c2 = 0;
+        lo = x0 * x3;
+        hi = Math.unsignedMultiplyHigh(x0, x3);
+        c0 += lo;
+        hi += Long.compareUnsigned(c0, lo) < 0 ? 1 : 0;
+        c1 += hi;
+        c2 += Long.compareUnsigned(c1, hi) < 0 ? 1 : 0;
+        lo = x1 * x2;
+        hi = Math.unsignedMultiplyHigh(x1, x2);
+        c0 += lo;
+        hi += Long.compareUnsigned(c0, lo) < 0 ? 1 : 0;
+        c1 += hi;
+        c2 += Long.compareUnsigned(c1, hi) < 0 ? 1 : 0;
+        long t3 = c0;
+        c0 = c1;
+        c1 = c2;
+        c2 = 0;
+        lo = x1 * x3;
+        hi = Math.unsignedMultiplyHigh(x1, x3);
+        c0 += lo;
+        hi += Long.compareUnsigned(c0, lo) < 0 ? 1 : 0;
+        c1 += hi;
+        c2 += Long.compareUnsigned(c1, hi) < 0 ? 1 : 0;
+        long t4 = c0;
+        c0 = c1;
+        c1 = c2;
+        lo = x2 * x3;
+        hi = Math.unsignedMultiplyHigh(x2, x3);
+        c0 += lo;
+        hi += Long.compareUnsigned(c0, lo) < 0 ? 1 : 0;
+        c1 += hi;
+        long t5 = c0;
+        long t6 = c1; // t < 2^448, so nothing is left above t6
+        // w = 2t + Σ x_i²·2^(128i)
+        long w7 = t6 >>> 63;
+        long w6 = (t6 << 1) | (t5 >>> 63);
+        long w5 = (t5 << 1) | (t4 >>> 63);
+        long w4 = (t4 << 1) | (t3 >>> 63);
+        long w3 = (t3 << 1) | (t2 >>> 63);
+        long w2 = (t2 << 1) | (t1 >>> 63);
+        long w1 = t1 << 1;
+        long w0 = x0 * x0;
+        long k = 0;
+        long d = Math.unsignedMultiplyHigh(x0, x0);
+        long sum = w1 + d;
+        k = Long.compareUnsigned(sum, d) < 0 ? 1 : 0;
+        w1 = sum;
+        d = x1 * x1;
+        sum = w2 + d + k;
+        k = Long.compareUnsigned(sum, d) < 0 || (k == 1 && sum == d) ? 1 : 0;
+        w2 = sum;
+        d = Math.unsignedMultiplyHigh(x1, x1);
+        sum = w3 + d + k;
+        k = Long.compareUnsigned(sum, d) < 0 || (k == 1 && sum == d) ? 1 : 0;
+        w3 = sum;
+        d = x2 * x2;
+        sum = w4 + d + k;
+        k = Long.compareUnsigned(sum, d) < 0 || (k == 1 && sum == d) ? 1 : 0;
+        w4 = sum;
+        d = Math.unsignedMultiplyHigh(x2, x2);
+        sum = w5 + d + k;
+        k = Long.compareUnsigned(sum, d) < 0 || (k == 1 && sum == d) ? 1 : 0;
+        w5 = sum;
+        d = x3 * x3;
+        sum = w6 + d + k;
+        k = Long.compareUnsigned(sum, d) < 0 || (k == 1 && sum == d) ? 1 : 0;
+        w6 = sum;
+        w7 += Math.unsignedMultiplyHigh(x3, x3) + k; // x² < 2^512: no carry out
+        reduce(r, w0, w1, w2, w3, w4, w5, w6, w7);
+    }
+
     /** r = w mod p for a 512-bit w (limbs w0 … w7), using 2^256 ≡ C. */
     private static void reduce(long[] r, long w0, long w1, long w2, long w3, long w4, long w5, long w6, long w7) {
         long lo = w4 * C;
@@ -231,26 +323,30 @@ final class Secp256k1Field {
         }
     }
 
-    /** r = x − y mod p. */
+    /** r = x − y mod p; branch-free borrows (Hacker's Delight 2-16). */
     static void sub(long[] r, long[] x, long[] y) {
-        long borrow = 0;
-        for (int i = 0; i < 4; i++) {
-            long xi = x[i];
-            long yi = y[i];
-            long diff = xi - yi - borrow;
-            borrow = (Long.compareUnsigned(xi, yi) < 0 || (borrow == 1 && xi == yi)) ? 1 : 0;
-            r[i] = diff;
-        }
-        if (borrow != 0) {
-            // x − y + 2^256 − C = x − y + p
-            long r0 = r[0] - C;
-            long k = Long.compareUnsigned(r[0], C) < 0 ? 1 : 0;
-            r[0] = r0;
-            for (int i = 1; i < 4 && k != 0; i++) {
-                k = r[i] == 0 ? 1 : 0;
-                r[i] -= 1;
-            }
-        }
+        long x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+        long y0 = y[0], y1 = y[1], y2 = y[2], y3 = y[3];
+        long d0 = x0 - y0;
+        long b = ((~x0 & y0) | (~(x0 ^ y0) & d0)) >>> 63;
+        long d1 = x1 - y1 - b;
+        b = ((~x1 & y1) | (~(x1 ^ y1) & d1)) >>> 63;
+        long d2 = x2 - y2 - b;
+        b = ((~x2 & y2) | (~(x2 ^ y2) & d2)) >>> 63;
+        long d3 = x3 - y3 - b;
+        b = ((~x3 & y3) | (~(x3 ^ y3) & d3)) >>> 63;
+        // On a borrow the difference is x − y + 2^256; x − y + p is C less, and at least C + 1, so no borrow out.
+        long c = C & -b;
+        long e0 = d0 - c;
+        b = ((~d0 & c) | (~(d0 ^ c) & e0)) >>> 63;
+        long e1 = d1 - b;
+        b = ((~d1 & b) | (~(d1 ^ b) & e1)) >>> 63;
+        long e2 = d2 - b;
+        b = ((~d2 & b) | (~(d2 ^ b) & e2)) >>> 63;
+        r[0] = e0;
+        r[1] = e1;
+        r[2] = e2;
+        r[3] = d3 - b;
     }
 
     // ---- four-limb helpers ----

@@ -5,6 +5,7 @@ import static buzz.scheduled.adapters.relay.signature.Secp256k1Field.copy;
 import static buzz.scheduled.adapters.relay.signature.Secp256k1Field.equal;
 import static buzz.scheduled.adapters.relay.signature.Secp256k1Field.isZero;
 import static buzz.scheduled.adapters.relay.signature.Secp256k1Field.mul;
+import static buzz.scheduled.adapters.relay.signature.Secp256k1Field.sqr;
 import static buzz.scheduled.adapters.relay.signature.Secp256k1Field.sub;
 
 /**
@@ -73,13 +74,13 @@ final class Secp256k1Point {
     }
 
     private void square(long[] r, long[] x) {
-        mul(r, x, x);
+        sqr(r, x);
     }
 
     private void squareTimes(long[] r, long[] x, int times) {
         copy(r, x);
         for (int i = 0; i < times; i++) {
-            mul(r, r, r);
+            sqr(r, r);
         }
     }
 

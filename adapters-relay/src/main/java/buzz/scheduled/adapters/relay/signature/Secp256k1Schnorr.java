@@ -235,6 +235,13 @@ final class Secp256k1Schnorr {
         return r;
     }
 
+    /** x² mod p, for tests of the field arithmetic. */
+    static long[] fieldSquare(long[] x) {
+        long[] r = new long[4];
+        Secp256k1Field.sqr(r, x);
+        return r;
+    }
+
     /** 1/x mod p, for tests. */
     static long[] fieldInvert(long[] x) {
         long[] r = new long[4];

@@ -151,7 +151,9 @@ class Secp256k1SchnorrTest {
         SplittableRandom random = new SplittableRandom(7);
         List<BigInteger> values = new ArrayList<>(List.of(BigInteger.ZERO, BigInteger.ONE, BigInteger.TWO,
                 P.subtract(BigInteger.ONE), P.subtract(BigInteger.TWO), BigInteger.ONE.shiftLeft(255),
-                BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE), P.shiftRight(1)));
+                BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE), P.shiftRight(1),
+                BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE), BigInteger.ONE.shiftLeft(192).subtract(
+                        BigInteger.ONE), BigInteger.ONE.shiftLeft(192), P.subtract(BigInteger.ONE.shiftLeft(64))));
         for (int i = 0; i < 400; i++) {
             byte[] bytes = new byte[32];
             random.nextBytes(bytes);
@@ -164,6 +166,8 @@ class Secp256k1SchnorrTest {
             long[] ly = Secp256k1Schnorr.limbs(y);
             assertThat(Secp256k1Schnorr.toBigInteger(Secp256k1Schnorr.fieldMul(lx, ly))).as("%s * %s", x, y)
                     .isEqualTo(x.multiply(y).mod(P));
+            assertThat(Secp256k1Schnorr.toBigInteger(Secp256k1Schnorr.fieldSquare(lx))).as("%s²", x)
+                    .isEqualTo(x.multiply(x).mod(P));
             long[][] addSub = Secp256k1Schnorr.fieldAddSub(lx, ly);
             assertThat(Secp256k1Schnorr.toBigInteger(addSub[0])).isEqualTo(x.add(y).mod(P));
             assertThat(Secp256k1Schnorr.toBigInteger(addSub[1])).isEqualTo(x.subtract(y).mod(P));
