@@ -3,9 +3,9 @@
 -- advisory locks, five look-ups and three one-row INSERTs, about 1 ms of PostgreSQL CPU. Now admit_scheduled_batch
 --
 --   1. takes the owner's lock, then the locks of the entries' channels in the order of their lock keys (the order in
---      which every batch takes them; a create, an edit or a channel deletion takes one channel's lock after the
---      owner's), so nothing adds to the counts below while it runs and no two transactions wait on each other in a
---      cycle;
+--      which every batch takes them; a create and a requeue take one channel's lock after the owner's, an edit or a
+--      channel deletion one channel's lock alone), so nothing adds to the counts below while it runs and no two
+--      transactions wait on each other in a cycle;
 --   2. counts the owner's pending messages once, and finds in one statement, for every entry, the message its
 --      idempotency key already names, its channel's tombstone, and the owner's and everyone's pending messages due
 --      in its channel window;
@@ -14,10 +14,10 @@
 --   4. stores the admitted entries with one INSERT … SELECT per table, in one statement.
 --
 -- The decision itself (which check comes first, what each limit compares) is admission_outcome, which the create
--- alone uses too: admit_scheduled_message now gathers its facts in one statement and stores its rows in one, and no
--- longer takes a pending count from a caller (V16's p_owner_pending, which only the batch passed). Deliveries may end
--- some of the owner's messages while a batch runs, which only makes its counts high: an entry at a limit may be
--- refused a moment early, never admitted over it.
+-- alone uses too: admit_scheduled_message now gathers its facts after the key in one statement and stores its rows
+-- in one, and no longer takes a pending count from a caller (V16's p_owner_pending, which only the batch passed).
+-- Deliveries may end some of the owner's messages while a batch runs, which only makes its counts high: an entry at
+-- a limit may be refused a moment early, never admitted over it.
 
 /* [jooq ignore start] */
 -- What a create gets, from the facts its function gathered: the checks in the order of docs/openapi.yaml (the key, the
@@ -40,7 +40,8 @@ $$;
 DROP FUNCTION admit_scheduled_message(integer, integer, uuid, varchar, varchar, integer, varchar, varchar, text,
     timestamptz, timestamptz, varchar, timestamptz, timestamptz, integer, integer, integer, uuid, integer);
 
--- A create alone: the owner's lock, the channel's lock, one statement for the facts, one for the three rows.
+-- A create alone: the owner's lock and its key (a replay answers here, holding only the owner's lock), the channel's
+-- lock, one statement for the other facts, one for the three rows.
 CREATE FUNCTION admit_scheduled_message(
     p_owner_lock integer, p_channel_lock integer,
     p_id uuid, p_owner varchar, p_channel varchar, p_revision integer, p_state varchar, p_event_id varchar,
@@ -57,9 +58,14 @@ DECLARE
     in_window bigint;
 BEGIN
     PERFORM pg_advisory_xact_lock(p_owner_lock, hashtext(p_owner));
+    SELECT k.message_id, k.event_id INTO existing_id, existing_event_id
+      FROM idempotency_key k WHERE k.owner = p_owner AND k.key = p_key;
+    IF FOUND THEN
+        outcome := admission_outcome(true, existing_event_id, p_event_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+        RETURN;
+    END IF;
     PERFORM pg_advisory_xact_lock(p_channel_lock, hashtext(p_channel));
-    SELECT k.message_id, k.event_id,
-           EXISTS (SELECT 1 FROM channel_tombstone t WHERE t.channel = p_channel),
+    SELECT EXISTS (SELECT 1 FROM channel_tombstone t WHERE t.channel = p_channel),
            (SELECT count(*) FROM scheduled_message m WHERE m.owner = p_owner AND m.finished_at IS NULL),
            (SELECT count(*) FROM scheduled_message m
              WHERE m.channel = p_channel AND m.owner = p_owner AND m.finished_at IS NULL
@@ -67,12 +73,9 @@ BEGIN
            (SELECT count(*) FROM scheduled_message m
              WHERE m.channel = p_channel AND m.finished_at IS NULL
                AND m.due_at >= p_window_start AND m.due_at < p_window_end)
-      INTO existing_id, existing_event_id, deleted, pending, owner_in_window, in_window
-      FROM (VALUES (1)) AS one
-      LEFT JOIN idempotency_key k ON k.owner = p_owner AND k.key = p_key;
-    outcome := admission_outcome(existing_id IS NOT NULL, existing_event_id, p_event_id, deleted,
-                                 pending, p_max_pending, owner_in_window, p_max_owner_in_window,
-                                 in_window, p_max_in_window);
+      INTO deleted, pending, owner_in_window, in_window;
+    outcome := admission_outcome(false, NULL, p_event_id, deleted, pending, p_max_pending, owner_in_window,
+                                 p_max_owner_in_window, in_window, p_max_in_window);
     IF outcome <> 'created' THEN
         RETURN;
     END IF;

@@ -94,7 +94,7 @@ public final class PostgresOwnerMessageChanges implements OwnerMessageChanges {
             String channel = next.channel().value();
             if (expected.state().terminal() && !next.state().terminal()) {
                 // A requeue adds to the owner's pending messages: under the owner's lock, which creates and batches
-                // take first, so a batch's pending count (migration V16) cannot miss it.
+                // take first, so a batch's pending count (migration V17) cannot miss it.
                 OwnerMessageRows.advisoryLock(tx, OWNER_LOCK, next.owner().hex());
             }
             // The lock creates and channel deletions take: a deletion either sees this revision (and fails it) or

@@ -143,7 +143,7 @@ class PostgresOwnerMessagesTest extends OwnerMessagesContract<PostgresOwnerMessa
     }
 
     // ------------------------------------------------------------------------------------------------------
-    // a requeue adds to the owner's pending count: it waits for the owner's lock, as a batch's count (V16) needs
+    // a requeue adds to the owner's pending count: it waits for the owner's lock, as a batch's count (V17) needs
 
     @Test
     void requeue_ofAFailedMessage_waitsForTheOwnersLock_whichABatchHoldsWhileItCounts() throws Exception {

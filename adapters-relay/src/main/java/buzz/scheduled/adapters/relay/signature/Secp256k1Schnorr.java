@@ -93,17 +93,21 @@ final class Secp256k1Schnorr {
             return Result.KEY_NOT_ON_CURVE;
         }
         KeyTables key = KeyTables.cached(px);
+        long[] py = null;
         if (key == null) {
-            long[] py = new long[4];
+            py = new long[4];
             if (!point.liftX(px, py)) {
                 return Result.KEY_NOT_ON_CURVE;
             }
-            key = KeyTables.remember(px, point.oddMultiples(px, py, 1 << (P_WINDOW - 2)));
         }
         long[] r = fromBytes(signature, 0);
         long[] s = fromBytes(signature, 32);
         if (!lessThan(r, P) || !lessThan(s, N)) {
             return Result.SIGNATURE_MISMATCH;
+        }
+        boolean fresh = key == null;
+        if (fresh) {
+            key = KeyTables.of(px, point.oddMultiples(px, py, 1 << (P_WINDOW - 2)));
         }
         MessageDigest challenge = sha256Digest();
         challenge.update(CHALLENGE_TAG_HASH);
@@ -153,6 +157,9 @@ final class Secp256k1Schnorr {
         if (point.isInfinity() || !point.evenYWithX(r)) {
             return Result.SIGNATURE_MISMATCH;
         }
+        if (fresh) {
+            key.remember(); // only keys someone has signed with
+        }
         return Result.VALID;
     }
 
@@ -160,10 +167,12 @@ final class Secp256k1Schnorr {
      * The affine odd multiples P, 3·P, …, 15·P of a public key's point and of λ·P, for the joint multiplication.
      * Building them costs about a third of a verification (the square root of lift_x, seven additions and one
      * inversion), and every create verifies two signatures by the same key (the NIP-98 header and the event), a batch
-     * a hundred; so the tables of recently seen keys are kept in a direct-mapped cache of {@value #SLOTS} slots
-     * (about 1.3 KiB each), indexed by the key's x mixed with a per-process salt so that no client can aim its keys
-     * at another's slot. A slot holds the last key that hashed to it; a miss costs what the tables cost without a
-     * cache. Immutable once built, so a table is shared between threads without locks.
+     * a hundred; so the tables of keys that recently signed something valid are kept in a direct-mapped cache of
+     * {@value #SLOTS} slots (about 1.3 KiB each). A slot holds the last key that landed on it; the slot comes from the
+     * key's x through murmur3's 64-bit finalizer applied after each limb, seeded with a per-process random salt, so a
+     * client that does not know the salt cannot pick keys that land on another key's slot, and one that thrashes the
+     * cache with valid signatures by keys of its own only brings verifications back to what they cost without it (a
+     * miss builds the tables as before). Immutable once built, so a table is shared between threads without locks.
      *
      * @param x               the key's x coordinate, four limbs
      * @param multiples       [x limbs, y limbs] of P, 3·P, …, 15·P
@@ -173,7 +182,7 @@ final class Secp256k1Schnorr {
 
         static final int SLOTS = 4096;
         private static final AtomicReferenceArray<KeyTables> CACHE = new AtomicReferenceArray<>(SLOTS);
-        private static final long SALT = new SecureRandom().nextLong() | 1;
+        private static final long SALT = new SecureRandom().nextLong();
 
         /** The cached tables of the key with x coordinate {@code x}, or null. */
         static KeyTables cached(long[] x) {
@@ -181,8 +190,8 @@ final class Secp256k1Schnorr {
             return tables != null && Secp256k1Field.equal(tables.x, x) ? tables : null;
         }
 
-        /** Tables for {@code x} from its affine odd multiples, kept in the cache. */
-        static KeyTables remember(long[] x, long[][] multiples) {
+        /** Tables for {@code x} from its affine odd multiples, not yet cached. */
+        static KeyTables of(long[] x, long[][] multiples) {
             long[][] lambdaMultiples = new long[multiples.length][];
             for (int i = 0; i < multiples.length; i++) {
                 long[] point = multiples[i].clone();
@@ -192,14 +201,27 @@ final class Secp256k1Schnorr {
                 System.arraycopy(px, 0, point, 0, 4);
                 lambdaMultiples[i] = point;
             }
-            KeyTables tables = new KeyTables(x.clone(), multiples, lambdaMultiples);
-            CACHE.set(slot(x), tables);
-            return tables;
+            return new KeyTables(x.clone(), multiples, lambdaMultiples);
+        }
+
+        /** Keeps these tables in their key's slot, in place of whatever was there. */
+        void remember() {
+            CACHE.set(slot(x), this);
         }
 
         private static int slot(long[] x) {
-            long h = (x[0] ^ x[1] ^ x[2] ^ x[3]) * SALT;
+            long h = SALT;
+            for (long limb : x) {
+                h = fmix64(h ^ limb);
+            }
             return (int) (h >>> (64 - Integer.numberOfTrailingZeros(SLOTS)));
+        }
+
+        /** murmur3's 64-bit finalizer: every input bit flips each output bit with probability about one half. */
+        private static long fmix64(long z) {
+            z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
+            z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
+            return z ^ (z >>> 33);
         }
     }
 
