@@ -160,11 +160,11 @@ public final class PostgresMessageAdmission implements MessageAdmission {
      * V17), then, if some entries are replays, one read of the messages they name. The function takes the owner's
      * lock and then the batch's channels' locks in the order of their lock keys (a create and a requeue take the
      * owner's and then one channel's, an edit or a channel deletion one channel's alone), so two batches, or a batch
-     * and a create, an edit or a channel deletion, never wait on each other in a cycle. Each entry is decided by the same rules as {@link #create}, as if the entries were
-     * created one after the other: its key is found among the stored ones and the earlier entries', and its counts
-     * include the entries admitted before it. One difference: the counts are taken once, at the start; a message of
-     * the owner delivered meanwhile stays in them, so an entry at a limit may be refused a moment early, never
-     * admitted over it.
+     * and a create, an edit or a channel deletion, never wait on each other in a cycle. Each entry is decided by the
+     * same rules as {@link #create}, as if the entries were created one after the other: its key is found among the
+     * stored ones and the earlier entries', and its counts include the entries admitted before it. One difference:
+     * the counts are taken once, at the start; a message of the owner delivered meanwhile stays in them, so an entry
+     * at a limit may be refused a moment early, never admitted over it.
      */
     @Override
     public List<CreateResult> createBatch(List<BatchEntry> entries, CreateLimits limits) {

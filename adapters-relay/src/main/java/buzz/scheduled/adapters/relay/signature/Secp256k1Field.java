@@ -156,12 +156,12 @@ final class Secp256k1Field {
      */
     static void sqr(long[] r, long[] x) {
         long x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
-        long c0 = 0, c1 = 0, c2 = 0, lo, hi;
+        long c1 = 0, c2 = 0, lo, hi;
         // t = Σ_{i<j} x_i·x_j·2^(64(i+j)), column by column (t0 = 0)
         lo = x0 * x1;
         hi = Math.unsignedMultiplyHigh(x0, x1);
         long t1 = lo;
-        c0 = hi;
+        long c0 = hi;
         lo = x0 * x2;
         hi = Math.unsignedMultiplyHigh(x0, x2);
         c0 += lo;
@@ -213,10 +213,9 @@ final class Secp256k1Field {
         long w2 = (t2 << 1) | (t1 >>> 63);
         long w1 = t1 << 1;
         long w0 = x0 * x0;
-        long k = 0;
         long d = Math.unsignedMultiplyHigh(x0, x0);
         long sum = w1 + d;
-        k = Long.compareUnsigned(sum, d) < 0 ? 1 : 0;
+        long k = Long.compareUnsigned(sum, d) < 0 ? 1 : 0;
         w1 = sum;
         d = x1 * x1;
         sum = w2 + d + k;
