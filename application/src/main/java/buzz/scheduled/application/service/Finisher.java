@@ -81,7 +81,10 @@ final class Finisher {
     }
 
     void start() {
-        thread = Thread.ofPlatform().name("buzz-finisher").daemon().start(this::run);
+        // The first renewal is due a renewal period after start() on the caller's clock reading, not after the thread
+        // first runs: a thread scheduled late (a loaded host, or a test stepping the clock meanwhile) renews no later.
+        long firstRenewal = clock.nanoTime() + renewEveryNanos;
+        thread = Thread.ofPlatform().name("buzz-finisher").daemon().start(() -> run(firstRenewal));
     }
 
     /** Queues an outcome; any thread. */
@@ -145,8 +148,8 @@ final class Finisher {
         return outcomes;
     }
 
-    private void run() {
-        long nextRenewal = clock.nanoTime() + renewEveryNanos;
+    private void run(long firstRenewal) {
+        long nextRenewal = firstRenewal;
         List<Done> drained = new ArrayList<>();
         List<Pending> batch = new ArrayList<>();
         while (true) {
