@@ -9,16 +9,24 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 
 /**
  * The NIP-98 replay guard in PostgreSQL (table {@code nip98_replay}, migration V7), shared by every node on the
- * database and kept across restarts. One statement, and one round trip, per accepted header: an insert of the
- * 64-byte signature that, on a conflict, takes the row over only when its {@code keep_until} has passed on the
- * database clock; it returns a row exactly when this is a first use, so of concurrent callers (on any node) one wins.
+ * database and kept across restarts. One statement, and one round trip, per accepted header or per group of headers
+ * that arrive together ({@link GroupCommit}, at most {@link #MAX_GROUP}): an insert of the 64-byte signatures that, on
+ * a conflict, takes a row over only when its {@code keep_until} has passed on the database clock; it returns a row
+ * exactly for each first use, so of concurrent callers (on any node) one wins. A signature twice in one group is a
+ * first use once, for the earlier caller.
  * It commits asynchronously (no WAL flush wait; a crash may forget the last fraction of a second of headers). Expired
  * rows are deleted in batches of at most {@link #PRUNE_BATCH} by whichever caller first finds {@link #PRUNE_EVERY} passed since the
  * last prune on this node, right after its own insert. A call that meets an ended or read-only pooled session runs
@@ -44,6 +52,20 @@ public final class PostgresReplayStore implements ReplayStore {
             ON CONFLICT (signature) DO UPDATE SET keep_until = EXCLUDED.keep_until
              WHERE nip98_replay.keep_until <= now()
             RETURNING 1""";
+    /** {@link #FIRST_USE} for several signatures, none twice: it returns the first uses' signatures. */
+    private static final String FIRST_USES = """
+            INSERT INTO nip98_replay (signature, keep_until)
+            SELECT r.signature, r.keep_until
+              FROM unnest(?::bytea[], ?::timestamptz[]) AS r(signature, keep_until),
+                   (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
+            ON CONFLICT (signature) DO UPDATE SET keep_until = EXCLUDED.keep_until
+             WHERE nip98_replay.keep_until <= now()
+            RETURNING signature""";
+    /** Groups of headers checked at once: one, as creates ({@link PostgresMessageAdmission#DEFAULT_LANES}). */
+    static final int LANES = 1;
+    /** Most headers checked in one statement. */
+    static final int MAX_GROUP = 100;
+
     private static final String PRUNE = """
             DELETE FROM nip98_replay
              WHERE signature IN (SELECT signature FROM nip98_replay WHERE keep_until < now()
@@ -52,6 +74,11 @@ public final class PostgresReplayStore implements ReplayStore {
     private final DataSource dataSource;
     private final LongSupplier nanoTime;
     private final AtomicLong nextPruneNanos;
+    private final GroupCommit<Use, Boolean> groups = new GroupCommit<>(LANES, MAX_GROUP, this::recordAll);
+
+    /** A header's signature and how long to keep it. */
+    record Use(Signature signature, Instant keepUntil) {
+    }
 
     /** @param dataSource the pool (autocommit connections) */
     public PostgresReplayStore(DataSource dataSource) {
@@ -69,7 +96,53 @@ public final class PostgresReplayStore implements ReplayStore {
 
     @Override
     public boolean firstUse(Signature signature, Instant keepUntil) {
-        return SessionFaults.retriedOnce(() -> record(signature, keepUntil));
+        return groups.submit(new Use(signature, keepUntil),
+                () -> SessionFaults.retriedOnce(() -> record(signature, keepUntil)));
+    }
+
+    /** A group's headers, in order: one alone as {@link #record}, more in one statement. */
+    List<Boolean> recordAll(List<Use> uses) {
+        if (uses.size() == 1) {
+            Use use = uses.get(0);
+            return List.of(SessionFaults.retriedOnce(() -> record(use.signature(), use.keepUntil())));
+        }
+        // each signature once: a later use of the same one in this group is a replay of the earlier
+        Map<Signature, Integer> firstAt = new HashMap<>();
+        for (int i = 0; i < uses.size(); i++) {
+            firstAt.putIfAbsent(uses.get(i).signature(), i);
+        }
+        // in the signatures' order: two groups that share signatures wait for each other's inserts in one order only
+        List<Integer> inserted = firstAt.values().stream()
+                .sorted(java.util.Comparator.comparing(i -> uses.get(i).signature().hex())).toList();
+        byte[][] keys = new byte[inserted.size()][];
+        Timestamp[] keepUntil = new Timestamp[inserted.size()];
+        int k = 0;
+        for (int i : inserted) {
+            keys[k] = HexFormat.of().parseHex(uses.get(i).signature().hex());
+            keepUntil[k++] = Timestamp.from(uses.get(i).keepUntil());
+        }
+        Set<Signature> first = new HashSet<>();
+        try (Connection connection = dataSource.getConnection()) {
+            try (PreparedStatement insert = connection.prepareStatement(FIRST_USES)) {
+                insert.setArray(1, connection.createArrayOf("bytea", keys));
+                insert.setArray(2, connection.createArrayOf("timestamptz", keepUntil));
+                try (ResultSet rows = insert.executeQuery()) {
+                    while (rows.next()) {
+                        first.add(new Signature(HexFormat.of().formatHex(rows.getBytes(1))));
+                    }
+                }
+            }
+            prune(connection);
+        } catch (SQLException e) {
+            throw new IllegalStateException("the NIP-98 replay store could not record " + uses.size() + " headers: "
+                    + e.getMessage(), e);
+        }
+        List<Boolean> results = new ArrayList<>(uses.size());
+        for (int i = 0; i < uses.size(); i++) {
+            Signature signature = uses.get(i).signature();
+            results.add(first.contains(signature) && firstAt.get(signature) == i);
+        }
+        return results;
     }
 
     private boolean record(Signature signature, Instant keepUntil) {
@@ -83,15 +156,20 @@ public final class PostgresReplayStore implements ReplayStore {
                     first = row.next();
                 }
             }
-            if (pruneDue()) {
-                try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
-                    prune.executeUpdate();
-                }
-            }
+            prune(connection);
             return first;
         } catch (SQLException e) {
             throw new IllegalStateException("the NIP-98 replay store could not record a header: " + e.getMessage(),
                     e);
+        }
+    }
+
+    /** Deletes a batch of expired rows, if this node's last prune is {@link #PRUNE_EVERY} ago. */
+    private void prune(Connection connection) throws SQLException {
+        if (pruneDue()) {
+            try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
+                prune.executeUpdate();
+            }
         }
     }
 

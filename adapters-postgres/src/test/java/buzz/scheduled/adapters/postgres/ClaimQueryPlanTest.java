@@ -121,9 +121,10 @@ class ClaimQueryPlanTest {
     }
 
     @Test
-    void admitBatchFunction_genericPlans_countPerEntryThroughThePendingIndexes() throws Exception {
+    void admitGroupFunction_genericPlans_countPerEntryThroughThePendingIndexes() throws Exception {
         long hour = db.queryLong("SELECT (extract(epoch FROM date_trunc('hour', now())) * 1000000)::bigint");
-        String plan = nestedPlans("SELECT count(*) FROM admit_scheduled_batch(1, 2, lpad('abc', 64, '0'),"
+        String plan = nestedPlans("SELECT count(*) FROM admit_scheduled_group(1, 2,"
+                + " ARRAY[lpad('abc', 64, '0'), lpad('def', 64, '0')]::varchar[],"
                 + " ARRAY[gen_random_uuid(), gen_random_uuid()], '{channel-7,channel-8}', '{1,1}',"
                 + " '{scheduled,scheduled}', ARRAY[repeat('e', 64), repeat('f', 64)], '{\"{}\",\"{}\"}',"
                 + " ARRAY[" + (hour + 60_000_000L) + ", " + (hour + 120_000_000L) + "]::bigint[],"

@@ -7,7 +7,13 @@ import buzz.scheduled.adapters.postgres.testing.ScratchDatabaseExtension;
 import buzz.scheduled.application.port.out.DeliveryStore;
 import buzz.scheduled.application.port.out.OwnerMessagesContract;
 import buzz.scheduled.application.fakes.TestEvents;
+import buzz.scheduled.application.port.out.MessageAdmission.BatchEntry;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
+import buzz.scheduled.application.port.out.MessageAdmission.CreateResult;
+import buzz.scheduled.application.port.out.MessageAdmission.IdempotencyKey;
+import buzz.scheduled.application.port.out.MessageAdmission.WindowScope;
+import buzz.scheduled.domain.nostr.PublicKey;
+import java.time.Instant;
 import buzz.scheduled.application.port.out.OwnerMessageChanges.ReviseResult;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
@@ -181,5 +187,107 @@ class PostgresOwnerMessagesTest extends OwnerMessagesContract<PostgresOwnerMessa
         assertThat(doneWhileLocked).as("the requeue went ahead while the owner's lock was held").isFalse();
         assertThat(requeue.get(30, TimeUnit.SECONDS)).isEqualTo(new ReviseResult.Replaced());
         assertThat(store.find(created.id()).orElseThrow().state().terminal()).isFalse();
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // creates admitted in groups (V18): entries of several owners in one call, each answered as if alone
+
+    private static final PublicKey CAROL = new PublicKey("c".repeat(64));
+
+    private ScheduledMessage by(PublicKey owner, long dueAt, String channel) {
+        return message(new ScheduleId(UUID.randomUUID()), TestEvents.at(dueAt).by(owner).channel(channel).build());
+    }
+
+    @Test
+    void aGroupOfSeveralOwners_answersEachEntryAsIfTheEntriesWereCreatedOneAfterTheOther() {
+        PostgresMessageAdmission admission = new PostgresMessageAdmission(db.dataSource());
+        CreateLimits limits = new CreateLimits(4, 2, 4, Duration.ofMinutes(5), 1);
+        long window = Math.floorDiv(inSeconds(3600), 300) * 300;
+        long nextWindow = window + 300;
+        ScheduledMessage storedBefore = createdMessage(by(ALICE, window + 1, "elsewhere"));
+        ScheduledMessage alice1 = by(ALICE, window + 1, "general");
+        ScheduledMessage bob1 = by(BOB, window + 2, "general");
+        ScheduledMessage alice1Again = withId(alice1, new ScheduleId(UUID.randomUUID()));
+        ScheduledMessage alice2 = by(ALICE, window + 3, "general");
+        ScheduledMessage alice3 = by(ALICE, window + 4, "general");
+        ScheduledMessage alice4 = by(ALICE, nextWindow + 1, "general");
+        ScheduledMessage alice5 = by(ALICE, nextWindow + 2, "general");
+        ScheduledMessage bob2 = by(BOB, window + 5, "general");
+        ScheduledMessage carol1 = by(CAROL, window + 6, "general");
+        ScheduledMessage bob3 = by(BOB, nextWindow + 3, "general");
+        IdempotencyKey sharedKey = new IdempotencyKey(ALICE, "same-key");
+        IdempotencyKey bobsSharedKey = new IdempotencyKey(BOB, "same-key");
+
+        List<CreateResult> results = admission.createTogether(List.of(
+                new BatchEntry(alice1, sharedKey),
+                new BatchEntry(bob1, bobsSharedKey),        // the same key text, another owner
+                new BatchEntry(alice1Again, sharedKey),     // Alice's key again, with the same event
+                new BatchEntry(alice2, keyOf(alice2)),
+                new BatchEntry(alice3, keyOf(alice3)),      // Alice's third in the window, over 2
+                new BatchEntry(alice4, keyOf(alice4)),      // Alice's fourth pending (one stored before)
+                new BatchEntry(alice5, keyOf(alice5)),      // a fifth, over 4
+                new BatchEntry(bob2, keyOf(bob2)),          // the channel's fourth in the window
+                new BatchEntry(carol1, keyOf(carol1)),      // a fifth in the window, over 4
+                new BatchEntry(bob3, bobsSharedKey)), limits); // Bob's key again, with another event
+
+        Instant windowStart = Instant.ofEpochSecond(window);
+        assertThat(results).containsExactly(
+                new CreateResult.Created(alice1),
+                new CreateResult.Created(bob1),
+                new CreateResult.Replayed(alice1),
+                new CreateResult.Created(alice2),
+                new CreateResult.ChannelWindowFull(2, windowStart, WindowScope.OWNER),
+                new CreateResult.Created(alice4),
+                new CreateResult.TooManyPending(4),
+                new CreateResult.Created(bob2),
+                new CreateResult.ChannelWindowFull(4, windowStart, WindowScope.CHANNEL),
+                new CreateResult.IdempotencyConflict(bob1.id(), bob1.eventId()));
+        assertThat(db.queryColumn("SELECT id::text FROM scheduled_message ORDER BY id")).containsExactlyInAnyOrder(
+                storedBefore.id().value().toString(), alice1.id().value().toString(),
+                bob1.id().value().toString(), alice2.id().value().toString(), alice4.id().value().toString(),
+                bob2.id().value().toString());
+        assertThat(db.queryLong("SELECT count(*) FROM scheduled_message_revision")).isEqualTo(6);
+        assertThat(db.queryColumn("SELECT owner || ' ' || key FROM idempotency_key WHERE key = 'same-key'"))
+                .containsExactlyInAnyOrder(ALICE.hex() + " same-key", BOB.hex() + " same-key");
+    }
+
+    @Test
+    void concurrentCreatesOfManyOwners_withTheirReplays_keepEachOwnersPendingLimit() throws Exception {
+        PostgresMessageAdmission admission = new PostgresMessageAdmission(db.dataSource(), 1);
+        CreateLimits fivePending = new CreateLimits(5, 1_000, 1_000, Duration.ofMinutes(5), 1);
+        List<PublicKey> owners = java.util.stream.IntStream.range(0, 8)
+                .mapToObj(i -> new PublicKey(String.format("%064x", i + 1))).toList();
+        List<java.util.concurrent.Callable<CreateResult>> creates = new java.util.ArrayList<>();
+        for (PublicKey owner : owners) {
+            for (int i = 0; i < 12; i++) {
+                ScheduledMessage m = by(owner, inSeconds(3600 + i), "channel-" + (i % 3));
+                creates.add(() -> admission.create(m, keyOf(m), fivePending));
+                creates.add(() -> admission.create(m, keyOf(m), fivePending)); // and its replay
+            }
+        }
+        java.util.Collections.shuffle(creates, new Random(19));
+        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            List<java.util.concurrent.Future<CreateResult>> answers = threads.invokeAll(creates);
+            for (var answer : answers) {
+                assertThat(answer.get(30, TimeUnit.SECONDS)).isNotNull();
+            }
+        }
+
+        for (PublicKey owner : owners) {
+            assertThat(db.queryLong("SELECT count(*) FROM scheduled_message WHERE owner = ?", owner.hex()))
+                    .as("%s's messages", owner).isEqualTo(5);
+        }
+        assertThat(db.queryLong("SELECT count(*) FROM idempotency_key")).isEqualTo(owners.size() * 5L);
+    }
+
+    @Test
+    void tombstoneLookUpsAskedTogether_areAnsweredEachForItsOwnChannel() {
+        PostgresMessageAdmission admission = new PostgresMessageAdmission(db.dataSource());
+        deleteChannel(new Channel("gone"));
+        deleteChannel(new Channel("gone too"));
+
+        assertThat(admission.tombstonedAll(List.of(new Channel("gone"), GENERAL, new Channel("gone too"),
+                new Channel("gone"), new Channel("elsewhere")))).containsExactly(true, false, true, true, false);
+        assertThat(admission.tombstonedAll(List.of(GENERAL))).containsExactly(false);
     }
 }

@@ -151,4 +151,39 @@ class PostgresReplayStoreTest extends ReplayStoreContract {
         // The asynchronous commit was the statement's alone: the next borrower of the session commits durably.
         assertThat(setting).isEqualTo("on");
     }
+
+    @Test
+    void aGroupOfHeaders_isOneStatement_inWhichASignatureUsedBeforeOrEarlierInTheGroupIsAReplay() throws Exception {
+        Signature usedBefore = freshSignature();
+        Signature fresh = freshSignature();
+        Signature twice = freshSignature();
+        Signature expired = freshSignature();
+        Instant keep = Instant.now().plusSeconds(180);
+        String setting;
+        List<Boolean> first;
+        try (HikariDataSource one = PostgresDataSources.create(db.jdbcUrl(),
+                new PoolSettings(1, Duration.ofSeconds(5), "replay-group"))) {
+            try (java.sql.Connection same = one.getConnection();
+                 java.sql.Statement set = same.createStatement()) {
+                set.execute("SET synchronous_commit = on");
+            }
+            PostgresReplayStore store = new PostgresReplayStore(one);
+            assertThat(store.firstUse(usedBefore, keep)).isTrue();
+            assertThat(store.firstUse(expired, Instant.now().minusSeconds(1))).isTrue();
+            first = store.recordAll(List.of(new PostgresReplayStore.Use(fresh, keep),
+                    new PostgresReplayStore.Use(usedBefore, keep), new PostgresReplayStore.Use(twice, keep),
+                    new PostgresReplayStore.Use(twice, keep), new PostgresReplayStore.Use(expired, keep)));
+            try (java.sql.Connection same = one.getConnection();
+                 java.sql.Statement show = same.createStatement();
+                 java.sql.ResultSet row = show.executeQuery("SHOW synchronous_commit")) {
+                row.next();
+                setting = row.getString(1);
+            }
+        }
+
+        assertThat(first).containsExactly(true, false, true, false, true);
+        assertThat(db.queryLong("SELECT count(*) FROM nip98_replay WHERE signature IN (decode(?, 'hex'),"
+                + " decode(?, 'hex'), decode(?, 'hex'))", fresh.hex(), twice.hex(), expired.hex())).isEqualTo(3);
+        assertThat(setting).isEqualTo("on");
+    }
 }
