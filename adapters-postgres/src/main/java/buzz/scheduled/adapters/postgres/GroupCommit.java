@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs the items that wait at the same time as one group: group commit, as a database's WAL writer flushes the commits
@@ -18,12 +20,15 @@ import java.util.function.Supplier;
  * <p>A group runs on the thread of one of its items (its leader); no thread of its own is kept. A leader whose group
  * is done hands its lane to the oldest waiting item, which leads the next group, so no caller runs groups other than
  * its own. When a group of several fails, each of its items runs {@code alone} on its own thread instead, so one item
- * that fails cannot fail the others; a group of one rethrows its failure.
+ * that fails cannot fail the others (so {@code together} must be safe to repeat item by item); a group of one rethrows
+ * its failure. A leader's interrupt flag is cleared while it runs the group and set again afterwards.
  *
  * @param <T> an item
  * @param <R> an item's result
  */
 final class GroupCommit<T, R> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
 
     /** What a waiting item is told: it leads the next group, the group failed, or its result. */
     private sealed interface Word<R> {
@@ -103,26 +108,38 @@ final class GroupCommit<T, R> {
             group.add(next);
         }
         List<R> results;
+        // A leader whose own request was cancelled (its deadline passed) still runs the others' group: with its
+        // interrupt flag set, the group's first socket read would fail at once.
+        boolean interrupted = Thread.interrupted();
         try {
             results = together.apply(group.stream().map(Waiting::item).toList());
             if (results.size() != group.size()) {
                 throw new IllegalStateException("a group of " + group.size() + " answered " + results.size());
             }
         } catch (RuntimeException | Error e) {
+            restore(interrupted);
             handOn();
             if (group.size() == 1) {
                 throw e;
             }
+            LOG.debug("a group of {} failed ({}); each of its items runs alone", group.size(), e.toString());
             for (int i = 1; i < group.size(); i++) {
                 group.get(i).word().complete(new Alone<>());
             }
             return alone.get();
         }
+        restore(interrupted);
         handOn();
         for (int i = 1; i < group.size(); i++) {
             group.get(i).word().complete(new Done<>(results.get(i)));
         }
         return results.get(0);
+    }
+
+    private static void restore(boolean interrupted) {
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The lane goes to the oldest waiting item, or back to the free ones. */

@@ -38,7 +38,8 @@ import org.jooq.DSLContext;
  * {@code admit_scheduled_message} (migration V17); creates that arrive while earlier ones are being admitted are
  * admitted together, up to {@link #MAX_GROUP} in one statement through {@code admit_scheduled_group} (migration V18,
  * {@link GroupCommit}), which a batch calls too. Each function checks the limits atomically with its inserts and
- * decides through the same {@code admission_outcome}, so a create gets the same answer alone or in a group. The
+ * decides through the same {@code admission_outcome}, so a create gets the same answer alone or in a group; a group
+ * does not wait for a lock another transaction holds, and leaves the creates that need it to run alone. The
  * tombstone look-ups that come together share one statement the same way. A create
  * that meets an ended or read-only pooled session runs once more on a new one ({@link SessionFaults#retriedOnce}), and
  * so does each create of a group that failed; a replay answers as the first create did.
@@ -75,8 +76,11 @@ public final class PostgresMessageAdmission implements MessageAdmission {
      */
     private static final String ADMIT_GROUP = "SELECT a.outcome, a.existing_id, a.existing_event_id"
             + " FROM admit_scheduled_group(?, ?, ?::varchar[], ?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[],"
-            + " ?::text[], ?::bigint[], ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[], ?, ?, ?)"
+            + " ?::text[], ?::bigint[], ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[], ?, ?, ?, ?)"
             + " WITH ORDINALITY AS a(outcome, existing_id, existing_event_id, position) ORDER BY a.position";
+
+    /** A group's answer for an entry whose owner's or channel's lock another transaction held: it runs alone. */
+    private static final String BUSY = "busy";
 
     private static final String CHANNEL_DELETED = "SELECT 1 FROM channel_tombstone WHERE channel = ?";
     private static final String CHANNELS_DELETED =
@@ -115,6 +119,9 @@ public final class PostgresMessageAdmission implements MessageAdmission {
         Supplier<Admitted> alone = () -> SessionFaults.retriedOnce(() -> admit(pending, limits));
         GroupCommit<Pending, Admitted> groups = groups(limits);
         Admitted admitted = groups == null ? alone.get() : groups.submit(pending, alone);
+        if (admitted.outcome().equals(BUSY)) {
+            admitted = alone.get(); // its owner's or channel's lock was held elsewhere: it waits for it alone
+        }
         // After the connection went back: a replay reads the stored message on a connection of its own.
         return result(admitted, message, limits,
                 id -> SessionFaults.retriedOnce(() -> OwnerMessageRows.find(dsl, id)));
@@ -139,7 +146,7 @@ public final class PostgresMessageAdmission implements MessageAdmission {
             return List.of(SessionFaults.retriedOnce(() -> admit(group.get(0), limits)));
         }
         try (Connection connection = dataSource.getConnection()) {
-            return admitGroup(connection, group, limits);
+            return admitGroup(connection, group, limits, false);
         } catch (SQLException e) {
             throw new IllegalStateException("admitting a group of " + group.size() + " creates failed: "
                     + e.getMessage(), e);
@@ -155,7 +162,10 @@ public final class PostgresMessageAdmission implements MessageAdmission {
         List<Admitted> admitted = admitTogether(group, limits);
         List<CreateResult> results = new ArrayList<>(group.size());
         for (int i = 0; i < group.size(); i++) {
-            results.add(result(admitted.get(i), group.get(i).message(), limits,
+            Pending pending = group.get(i);
+            Admitted answer = admitted.get(i).outcome().equals(BUSY)
+                    ? SessionFaults.retriedOnce(() -> admit(pending, limits)) : admitted.get(i);
+            results.add(result(answer, group.get(i).message(), limits,
                     id -> SessionFaults.retriedOnce(() -> OwnerMessageRows.find(dsl, id))));
         }
         return results;
@@ -270,7 +280,7 @@ public final class PostgresMessageAdmission implements MessageAdmission {
         // A batch is as idempotent as a create: run again on a new session, its entries answer as replays.
         return SessionFaults.retriedOnce(() -> dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
-            List<Admitted> admitted = tx.connectionResult(connection -> admitGroup(connection, batch, limits));
+            List<Admitted> admitted = tx.connectionResult(connection -> admitGroup(connection, batch, limits, true));
             // The messages replays name, read in the same transaction (an earlier entry of this batch included).
             List<UUID> replayed = admitted.stream().filter(a -> a.outcome().equals("replayed"))
                     .map(Admitted::existingId).distinct().toList();
@@ -291,9 +301,12 @@ public final class PostgresMessageAdmission implements MessageAdmission {
     /**
      * One call of {@code admit_scheduled_group} ({@link #ADMIT_GROUP}, migration V18) on {@code connection}: the
      * entries' answers in their order.
+     *
+     * @param wait whether to wait for the owners' and channels' locks (a batch); if not, an entry whose lock is held
+     *             elsewhere is answered {@link #BUSY}
      */
-    private static List<Admitted> admitGroup(Connection connection, List<Pending> entries, CreateLimits limits)
-            throws SQLException {
+    private static List<Admitted> admitGroup(Connection connection, List<Pending> entries, CreateLimits limits,
+                                             boolean wait) throws SQLException {
         int n = entries.size();
         String[] owners = new String[n];
         UUID[] ids = new UUID[n];
@@ -346,6 +359,7 @@ public final class PostgresMessageAdmission implements MessageAdmission {
             admit.setInt(++i, limits.maxPendingPerOwner());
             admit.setInt(++i, limits.limit(WindowScope.OWNER));
             admit.setInt(++i, limits.limit(WindowScope.CHANNEL));
+            admit.setBoolean(++i, wait);
             try (ResultSet rows = admit.executeQuery()) {
                 while (rows.next()) {
                     admitted.add(new Admitted(rows.getString(1), rows.getObject(2, UUID.class), rows.getString(3)));

@@ -19,6 +19,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The NIP-98 replay guard in PostgreSQL (table {@code nip98_replay}, migration V7), shared by every node on the
@@ -33,6 +35,7 @@ import javax.sql.DataSource;
  * once more on a new one ({@link SessionFaults#retriedOnce}).
  */
 public final class PostgresReplayStore implements ReplayStore {
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresReplayStore.class);
     /** How often this node deletes expired rows (at most). */
     public static final Duration PRUNE_EVERY = Duration.ofSeconds(10);
     /** Most expired rows deleted at once. */
@@ -55,8 +58,8 @@ public final class PostgresReplayStore implements ReplayStore {
     /** {@link #FIRST_USE} for several signatures, none twice: it returns the first uses' signatures. */
     private static final String FIRST_USES = """
             INSERT INTO nip98_replay (signature, keep_until)
-            SELECT r.signature, r.keep_until
-              FROM unnest(?::bytea[], ?::timestamptz[]) AS r(signature, keep_until),
+            SELECT r.signature, timestamptz 'epoch' + r.keep_until * interval '1 microsecond'
+              FROM unnest(?::bytea[], ?::bigint[]) AS r(signature, keep_until),
                    (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
             ON CONFLICT (signature) DO UPDATE SET keep_until = EXCLUDED.keep_until
              WHERE nip98_replay.keep_until <= now()
@@ -115,17 +118,19 @@ public final class PostgresReplayStore implements ReplayStore {
         List<Integer> inserted = firstAt.values().stream()
                 .sorted(java.util.Comparator.comparing(i -> uses.get(i).signature().hex())).toList();
         byte[][] keys = new byte[inserted.size()][];
-        Timestamp[] keepUntil = new Timestamp[inserted.size()];
+        Long[] keepUntil = new Long[inserted.size()];
         int k = 0;
         for (int i : inserted) {
             keys[k] = HexFormat.of().parseHex(uses.get(i).signature().hex());
-            keepUntil[k++] = Timestamp.from(uses.get(i).keepUntil());
+            Instant until = uses.get(i).keepUntil();
+            keepUntil[k++] = Math.addExact(Math.multiplyExact(until.getEpochSecond(), 1_000_000L),
+                    until.getNano() / 1_000);
         }
         Set<Signature> first = new HashSet<>();
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement insert = connection.prepareStatement(FIRST_USES)) {
                 insert.setArray(1, connection.createArrayOf("bytea", keys));
-                insert.setArray(2, connection.createArrayOf("timestamptz", keepUntil));
+                insert.setArray(2, connection.createArrayOf("int8", keepUntil));
                 try (ResultSet rows = insert.executeQuery()) {
                     while (rows.next()) {
                         first.add(new Signature(HexFormat.of().formatHex(rows.getBytes(1))));
@@ -164,11 +169,18 @@ public final class PostgresReplayStore implements ReplayStore {
         }
     }
 
-    /** Deletes a batch of expired rows, if this node's last prune is {@link #PRUNE_EVERY} ago. */
-    private void prune(Connection connection) throws SQLException {
+    /**
+     * Deletes a batch of expired rows, if this node's last prune is {@link #PRUNE_EVERY} ago. Best effort: the
+     * headers' rows are committed by then, so a failure here must not fail them (run again, each would find its own
+     * row and be refused as a replay); the next prune deletes what this one left.
+     */
+    private void prune(Connection connection) {
         if (pruneDue()) {
             try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
                 prune.executeUpdate();
+            } catch (SQLException e) {
+                LOG.warn("pruning expired NIP-98 replay records failed ({}); the next prune retries",
+                        e.getMessage());
             }
         }
     }

@@ -131,7 +131,7 @@ class ClaimQueryPlanTest {
                 + " ARRAY[" + hour + ", " + hour + "]::bigint[], '{key-1,key-2}',"
                 + " ARRAY[" + hour + ", " + hour + "]::bigint[],"
                 + " ARRAY[" + (hour + 300_000_000L) + ", " + (hour + 300_000_000L) + "]::bigint[],"
-                + " ARRAY[NULL, NULL]::uuid[], 1000000, 1000000, 1000000)");
+                + " ARRAY[NULL, NULL]::uuid[], 1000000, 1000000, 1000000, false)");
 
         assertThat(plan).as(plan)
                 .contains("scheduled_message_owner_pending_idx")

@@ -163,6 +163,23 @@ class GroupCommitTest {
     }
 
     @Test
+    void aLeaderWhoseRequestWasCancelled_runsTheGroupUninterrupted_andKeepsItsInterruptFlag() {
+        List<Boolean> interruptedInGroup = new ArrayList<>();
+        GroupCommit<Integer, Integer> commit = new GroupCommit<>(1, 100, group -> {
+            interruptedInGroup.add(Thread.currentThread().isInterrupted());
+            return timesTen(group);
+        });
+
+        Thread.currentThread().interrupt();
+        int result = commit.submit(3, GroupCommitTest::unused);
+        boolean interruptedAfter = Thread.interrupted();
+
+        assertThat(result).isEqualTo(30);
+        assertThat(interruptedInGroup).containsExactly(false);
+        assertThat(interruptedAfter).isTrue();
+    }
+
+    @Test
     void lanesAndGroupSize_mustBePositive() {
         assertThatThrownBy(() -> new GroupCommit<Integer, Integer>(0, 1, GroupCommitTest::timesTen))
                 .isInstanceOf(IllegalArgumentException.class);

@@ -290,4 +290,35 @@ class PostgresOwnerMessagesTest extends OwnerMessagesContract<PostgresOwnerMessa
                 new Channel("gone"), new Channel("elsewhere")))).containsExactly(true, false, true, true, false);
         assertThat(admission.tombstonedAll(List.of(GENERAL))).containsExactly(false);
     }
+
+    @Test
+    void aGroupDoesNotWaitForALockHeldElsewhere_theEntryThatNeedsItWaitsAlone() throws Exception {
+        PostgresMessageAdmission admission = new PostgresMessageAdmission(db.dataSource());
+        ScheduledMessage free = by(ALICE, inSeconds(3600), "general");
+        ScheduledMessage held = by(BOB, inSeconds(3600), "being-deleted");
+        try (Connection holder = DriverManager.getConnection(db.jdbcUrl())) {
+            holder.setAutoCommit(false);
+            try (PreparedStatement lock = holder.prepareStatement("SELECT pg_advisory_xact_lock(?, hashtext(?))")) {
+                lock.setInt(1, OwnerMessageRows.CHANNEL_LOCK);
+                lock.setString(2, "being-deleted");
+                lock.executeQuery().close();
+            }
+            CompletableFuture<List<CreateResult>> group = CompletableFuture.supplyAsync(() -> admission.createTogether(
+                    List.of(new BatchEntry(held, keyOf(held)), new BatchEntry(free, keyOf(free))), NO_LIMITS));
+
+            // the group committed the free entry while the other one still waits for the channel's lock
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (db.queryLong("SELECT count(*) FROM scheduled_message WHERE id = ?", free.id().value()) == 0) {
+                assertThat(System.nanoTime()).as("the free entry is stored while the lock is held").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+            assertThat(group).isNotDone();
+            assertThat(db.queryLong("SELECT count(*) FROM scheduled_message WHERE id = ?", held.id().value()))
+                    .isZero();
+            holder.commit();
+
+            assertThat(group.get(10, TimeUnit.SECONDS)).containsExactly(new CreateResult.Created(held),
+                    new CreateResult.Created(free));
+        }
+    }
 }
