@@ -37,7 +37,7 @@ import org.jooq.DSLContext;
  * Admission's storage port ({@link MessageAdmission}) on PostgreSQL. A create alone is one statement through
  * {@code admit_scheduled_message} (migration V17); creates that arrive while earlier ones are being admitted are
  * admitted together, up to {@link #MAX_GROUP} in one statement through {@code admit_scheduled_group} (migration V18,
- * {@link GroupCommit}), which a batch calls too. Each function checks the limits atomically with its inserts and
+ * {@link GroupCommit}); a batch is one statement through {@code admit_scheduled_batch} (V17). Each function checks the limits atomically with its inserts and
  * decides through the same {@code admission_outcome}, so a create gets the same answer alone or in a group; a group
  * does not wait for a lock another transaction holds, and leaves the creates that need it to run alone. The
  * tombstone look-ups that come together share one statement the same way. A create
@@ -76,7 +76,16 @@ public final class PostgresMessageAdmission implements MessageAdmission {
      */
     private static final String ADMIT_GROUP = "SELECT a.outcome, a.existing_id, a.existing_event_id"
             + " FROM admit_scheduled_group(?, ?, ?::varchar[], ?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[],"
-            + " ?::text[], ?::bigint[], ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[], ?, ?, ?, ?)"
+            + " ?::text[], ?::bigint[], ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[], ?, ?, ?)"
+            + " WITH ORDINALITY AS a(outcome, existing_id, existing_event_id, position) ORDER BY a.position";
+
+    /**
+     * One owner's batch through {@code admit_scheduled_batch} (migration V17): the same steps as
+     * {@link #ADMIT_GROUP} with one owner, waiting for the owner's and the channels' locks.
+     */
+    private static final String ADMIT_BATCH = "SELECT a.outcome, a.existing_id, a.existing_event_id"
+            + " FROM admit_scheduled_batch(?, ?, ?, ?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::varchar[],"
+            + " ?::text[], ?::bigint[], ?::bigint[], ?::varchar[], ?::bigint[], ?::bigint[], ?::uuid[], ?, ?, ?)"
             + " WITH ORDINALITY AS a(outcome, existing_id, existing_event_id, position) ORDER BY a.position";
 
     /** A group's answer for an entry whose owner's or channel's lock another transaction held: it runs alone. */
@@ -146,7 +155,7 @@ public final class PostgresMessageAdmission implements MessageAdmission {
             return List.of(SessionFaults.retriedOnce(() -> admit(group.get(0), limits)));
         }
         try (Connection connection = dataSource.getConnection()) {
-            return admitGroup(connection, group, limits, false);
+            return admitGroup(connection, group, limits, null);
         } catch (SQLException e) {
             throw new IllegalStateException("admitting a group of " + group.size() + " creates failed: "
                     + e.getMessage(), e);
@@ -253,8 +262,8 @@ public final class PostgresMessageAdmission implements MessageAdmission {
     }
 
     /**
-     * The whole batch in one transaction: one call of {@code admit_scheduled_group} ({@link #ADMIT_GROUP}, migration
-     * V18), then, if some entries are replays, one read of the messages they name. The function takes the owner's
+     * The whole batch in one transaction: one call of {@code admit_scheduled_batch} ({@link #ADMIT_BATCH}, migration
+     * V17), then, if some entries are replays, one read of the messages they name. The function takes the owner's
      * lock and then the batch's channels' locks in the order of their lock keys (a create and a requeue take the
      * owner's and then one channel's, an edit or a channel deletion one channel's alone), so two batches, or a batch
      * and a create, an edit or a channel deletion, never wait on each other in a cycle. Each entry is decided by the
@@ -280,7 +289,7 @@ public final class PostgresMessageAdmission implements MessageAdmission {
         // A batch is as idempotent as a create: run again on a new session, its entries answer as replays.
         return SessionFaults.retriedOnce(() -> dsl.transactionResult(configuration -> {
             DSLContext tx = configuration.dsl();
-            List<Admitted> admitted = tx.connectionResult(connection -> admitGroup(connection, batch, limits, true));
+            List<Admitted> admitted = tx.connectionResult(connection -> admitGroup(connection, batch, limits, owner));
             // The messages replays name, read in the same transaction (an earlier entry of this batch included).
             List<UUID> replayed = admitted.stream().filter(a -> a.outcome().equals("replayed"))
                     .map(Admitted::existingId).distinct().toList();
@@ -299,14 +308,14 @@ public final class PostgresMessageAdmission implements MessageAdmission {
     }
 
     /**
-     * One call of {@code admit_scheduled_group} ({@link #ADMIT_GROUP}, migration V18) on {@code connection}: the
-     * entries' answers in their order.
+     * The entries' answers in their order, on {@code connection}: a group of creates through
+     * {@code admit_scheduled_group} ({@link #ADMIT_GROUP}, migration V18; an entry whose lock is held elsewhere is
+     * answered {@link #BUSY}), or one owner's batch through {@code admit_scheduled_batch} ({@link #ADMIT_BATCH}).
      *
-     * @param wait whether to wait for the owners' and channels' locks (a batch); if not, an entry whose lock is held
-     *             elsewhere is answered {@link #BUSY}
+     * @param batchOwner the batch's owner, or null for a group of creates
      */
     private static List<Admitted> admitGroup(Connection connection, List<Pending> entries, CreateLimits limits,
-                                             boolean wait) throws SQLException {
+                                             PublicKey batchOwner) throws SQLException {
         int n = entries.size();
         String[] owners = new String[n];
         UUID[] ids = new UUID[n];
@@ -339,11 +348,15 @@ public final class PostgresMessageAdmission implements MessageAdmission {
             series[i] = message.series().map(SeriesId::value).orElse(null);
         }
         List<Admitted> admitted = new ArrayList<>(n);
-        try (PreparedStatement admit = connection.prepareStatement(ADMIT_GROUP)) {
+        try (PreparedStatement admit = connection.prepareStatement(batchOwner == null ? ADMIT_GROUP : ADMIT_BATCH)) {
             int i = 0;
             admit.setInt(++i, OWNER_LOCK);
             admit.setInt(++i, CHANNEL_LOCK);
-            admit.setArray(++i, connection.createArrayOf("varchar", owners));
+            if (batchOwner == null) {
+                admit.setArray(++i, connection.createArrayOf("varchar", owners));
+            } else {
+                admit.setString(++i, batchOwner.hex());
+            }
             admit.setArray(++i, connection.createArrayOf("uuid", ids));
             admit.setArray(++i, connection.createArrayOf("varchar", channels));
             admit.setArray(++i, connection.createArrayOf("int4", revisions));
@@ -359,7 +372,6 @@ public final class PostgresMessageAdmission implements MessageAdmission {
             admit.setInt(++i, limits.maxPendingPerOwner());
             admit.setInt(++i, limits.limit(WindowScope.OWNER));
             admit.setInt(++i, limits.limit(WindowScope.CHANNEL));
-            admit.setBoolean(++i, wait);
             try (ResultSet rows = admit.executeQuery()) {
                 while (rows.next()) {
                     admitted.add(new Admitted(rows.getString(1), rows.getObject(2, UUID.class), rows.getString(3)));
@@ -367,8 +379,8 @@ public final class PostgresMessageAdmission implements MessageAdmission {
             }
         }
         if (admitted.size() != n) {
-            throw new IllegalStateException("admit_scheduled_group answered " + admitted.size() + " of " + n
-                    + " entries");
+            throw new IllegalStateException((batchOwner == null ? "admit_scheduled_group" : "admit_scheduled_batch")
+                    + " answered " + admitted.size() + " of " + n + " entries");
         }
         return admitted;
     }

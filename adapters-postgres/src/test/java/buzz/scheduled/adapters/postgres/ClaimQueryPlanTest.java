@@ -121,6 +121,27 @@ class ClaimQueryPlanTest {
     }
 
     @Test
+    void admitBatchFunction_genericPlans_countPerEntryThroughThePendingIndexes() throws Exception {
+        long hour = db.queryLong("SELECT (extract(epoch FROM date_trunc('hour', now())) * 1000000)::bigint");
+        String plan = nestedPlans("SELECT count(*) FROM admit_scheduled_batch(1, 2, lpad('abc', 64, '0'),"
+                + " ARRAY[gen_random_uuid(), gen_random_uuid()], '{channel-7,channel-8}', '{1,1}',"
+                + " '{scheduled,scheduled}', ARRAY[repeat('e', 64), repeat('f', 64)], '{\"{}\",\"{}\"}',"
+                + " ARRAY[" + (hour + 60_000_000L) + ", " + (hour + 120_000_000L) + "]::bigint[],"
+                + " ARRAY[" + hour + ", " + hour + "]::bigint[], '{key-1,key-2}',"
+                + " ARRAY[" + hour + ", " + hour + "]::bigint[],"
+                + " ARRAY[" + (hour + 300_000_000L) + ", " + (hour + 300_000_000L) + "]::bigint[],"
+                + " ARRAY[NULL, NULL]::uuid[], 1000000, 1000000, 1000000)");
+
+        assertThat(plan).as(plan)
+                .contains("scheduled_message_owner_pending_idx")
+                .contains("scheduled_message_channel_pending_idx")
+                .contains("idempotency_key_pk")
+                .contains("Insert on scheduled_message")
+                .doesNotContain("Seq Scan on scheduled_message")
+                .doesNotContain("Seq Scan on idempotency_key");
+    }
+
+    @Test
     void admitGroupFunction_genericPlans_countPerEntryThroughThePendingIndexes() throws Exception {
         long hour = db.queryLong("SELECT (extract(epoch FROM date_trunc('hour', now())) * 1000000)::bigint");
         String plan = nestedPlans("SELECT count(*) FROM admit_scheduled_group(1, 2,"
@@ -131,7 +152,7 @@ class ClaimQueryPlanTest {
                 + " ARRAY[" + hour + ", " + hour + "]::bigint[], '{key-1,key-2}',"
                 + " ARRAY[" + hour + ", " + hour + "]::bigint[],"
                 + " ARRAY[" + (hour + 300_000_000L) + ", " + (hour + 300_000_000L) + "]::bigint[],"
-                + " ARRAY[NULL, NULL]::uuid[], 1000000, 1000000, 1000000, false)");
+                + " ARRAY[NULL, NULL]::uuid[], 1000000, 1000000, 1000000)");
 
         assertThat(plan).as(plan)
                 .contains("scheduled_message_owner_pending_idx")
