@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -120,32 +122,13 @@ class ClaimQueryPlanTest {
                 .doesNotContain("Seq Scan on scheduled_message");
     }
 
-    @Test
-    void admitBatchFunction_genericPlans_countPerEntryThroughThePendingIndexes() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"admit_scheduled_batch(1, 2, lpad('abc', 64, '0'),",
+        "admit_scheduled_group(1, 2, ARRAY[lpad('abc', 64, '0'), lpad('def', 64, '0')]::varchar[],"})
+    void admitBatchAndGroupFunctions_genericPlans_countPerEntryThroughThePendingIndexes(String callUpToTheIds)
+            throws Exception {
         long hour = db.queryLong("SELECT (extract(epoch FROM date_trunc('hour', now())) * 1000000)::bigint");
-        String plan = nestedPlans("SELECT count(*) FROM admit_scheduled_batch(1, 2, lpad('abc', 64, '0'),"
-                + " ARRAY[gen_random_uuid(), gen_random_uuid()], '{channel-7,channel-8}', '{1,1}',"
-                + " '{scheduled,scheduled}', ARRAY[repeat('e', 64), repeat('f', 64)], '{\"{}\",\"{}\"}',"
-                + " ARRAY[" + (hour + 60_000_000L) + ", " + (hour + 120_000_000L) + "]::bigint[],"
-                + " ARRAY[" + hour + ", " + hour + "]::bigint[], '{key-1,key-2}',"
-                + " ARRAY[" + hour + ", " + hour + "]::bigint[],"
-                + " ARRAY[" + (hour + 300_000_000L) + ", " + (hour + 300_000_000L) + "]::bigint[],"
-                + " ARRAY[NULL, NULL]::uuid[], 1000000, 1000000, 1000000)");
-
-        assertThat(plan).as(plan)
-                .contains("scheduled_message_owner_pending_idx")
-                .contains("scheduled_message_channel_pending_idx")
-                .contains("idempotency_key_pk")
-                .contains("Insert on scheduled_message")
-                .doesNotContain("Seq Scan on scheduled_message")
-                .doesNotContain("Seq Scan on idempotency_key");
-    }
-
-    @Test
-    void admitGroupFunction_genericPlans_countPerEntryThroughThePendingIndexes() throws Exception {
-        long hour = db.queryLong("SELECT (extract(epoch FROM date_trunc('hour', now())) * 1000000)::bigint");
-        String plan = nestedPlans("SELECT count(*) FROM admit_scheduled_group(1, 2,"
-                + " ARRAY[lpad('abc', 64, '0'), lpad('def', 64, '0')]::varchar[],"
+        String plan = nestedPlans("SELECT count(*) FROM " + callUpToTheIds
                 + " ARRAY[gen_random_uuid(), gen_random_uuid()], '{channel-7,channel-8}', '{1,1}',"
                 + " '{scheduled,scheduled}', ARRAY[repeat('e', 64), repeat('f', 64)], '{\"{}\",\"{}\"}',"
                 + " ARRAY[" + (hour + 60_000_000L) + ", " + (hour + 120_000_000L) + "]::bigint[],"
