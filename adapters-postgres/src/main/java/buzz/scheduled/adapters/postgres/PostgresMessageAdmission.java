@@ -154,12 +154,15 @@ public final class PostgresMessageAdmission implements MessageAdmission {
         if (group.size() == 1) {
             return List.of(SessionFaults.retriedOnce(() -> admit(group.get(0), limits)));
         }
-        try (Connection connection = dataSource.getConnection()) {
-            return admitGroup(connection, group, limits, null);
-        } catch (SQLException e) {
-            throw new IllegalStateException("admitting a group of " + group.size() + " creates failed: "
-                    + e.getMessage(), e);
-        }
+        // Once more on a new session after an ended one, as a create alone: one connection, not one per create.
+        return SessionFaults.retriedOnce(() -> {
+            try (Connection connection = dataSource.getConnection()) {
+                return admitGroup(connection, group, limits, null);
+            } catch (SQLException e) {
+                throw new IllegalStateException("admitting a group of " + group.size() + " creates failed: "
+                        + e.getMessage(), e);
+            }
+        });
     }
 
     /**
@@ -401,7 +404,7 @@ public final class PostgresMessageAdmission implements MessageAdmission {
         if (channels.size() == 1) {
             return List.of(SessionFaults.retriedOnce(() -> tombstoned(channels.get(0))));
         }
-        Set<Channel> deleted = tombstonedAmong(channels);
+        Set<Channel> deleted = SessionFaults.retriedOnce(() -> tombstonedAmong(channels));
         return channels.stream().map(deleted::contains).toList();
     }
 

@@ -126,6 +126,19 @@ public final class PostgresReplayStore implements ReplayStore {
             keepUntil[k++] = Math.addExact(Math.multiplyExact(until.getEpochSecond(), 1_000_000L),
                     until.getNano() / 1_000);
         }
+        // Once more on a new session after an ended one, as a header alone (a group whose insert had committed then
+        // finds its own rows: the rare replay refusal docs/scheduled-messages.md §10 describes).
+        Set<Signature> first = SessionFaults.retriedOnce(() -> insertFirstUses(keys, keepUntil, uses.size()));
+        List<Boolean> results = new ArrayList<>(uses.size());
+        for (int i = 0; i < uses.size(); i++) {
+            Signature signature = uses.get(i).signature();
+            results.add(first.contains(signature) && firstAt.get(signature) == i);
+        }
+        return results;
+    }
+
+    /** The signatures of {@code keys} that were not in use: one statement, then a prune if one is due. */
+    private Set<Signature> insertFirstUses(byte[][] keys, Long[] keepUntil, int headers) {
         Set<Signature> first = new HashSet<>();
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement insert = connection.prepareStatement(FIRST_USES)) {
@@ -139,15 +152,10 @@ public final class PostgresReplayStore implements ReplayStore {
             }
             prune(connection);
         } catch (SQLException e) {
-            throw new IllegalStateException("the NIP-98 replay store could not record " + uses.size() + " headers: "
+            throw new IllegalStateException("the NIP-98 replay store could not record " + headers + " headers: "
                     + e.getMessage(), e);
         }
-        List<Boolean> results = new ArrayList<>(uses.size());
-        for (int i = 0; i < uses.size(); i++) {
-            Signature signature = uses.get(i).signature();
-            results.add(first.contains(signature) && firstAt.get(signature) == i);
-        }
-        return results;
+        return first;
     }
 
     private boolean record(Signature signature, Instant keepUntil) {

@@ -45,6 +45,32 @@ class GroupCommitTest {
         throw new AssertionError("no item may run alone here");
     }
 
+    /** A one-lane commit whose first group, item 0 alone, runs until {@code release}; later items queue meanwhile. */
+    private record HeldFirstGroup(GroupCommit<Integer, Integer> commit, Future<Integer> first,
+                                  CountDownLatch release) {
+    }
+
+    /**
+     * Starts item 0 and returns once its group runs; that group answers ten times its item after the release, and the
+     * later groups answer by {@code later} (recorded either way).
+     */
+    private HeldFirstGroup heldFirstGroup(int maxGroup, Function<List<Integer>, List<Integer>> later)
+            throws InterruptedException {
+        CountDownLatch runs = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        GroupCommit<Integer, Integer> commit = new GroupCommit<>(1, maxGroup, recorded(group -> {
+            if (group.equals(List.of(0))) {
+                runs.countDown();
+                await(release);
+                return timesTen(group);
+            }
+            return later.apply(group);
+        }));
+        Future<Integer> first = threads.submit(() -> commit.submit(0, GroupCommitTest::unused));
+        assertThat(runs.await(10, TimeUnit.SECONDS)).isTrue();
+        return new HeldFirstGroup(commit, first, release);
+    }
+
     @Test
     void aLoneItem_runsAtOnce_asAGroupOfOne() {
         GroupCommit<Integer, Integer> commit = new GroupCommit<>(1, 100, recorded(GroupCommitTest::timesTen));
@@ -56,18 +82,11 @@ class GroupCommitTest {
 
     @Test
     void itemsThatComeWhileTheLaneIsBusy_runAsTheNextGroup_oldestFirst_upToTheLargestGroup() throws Exception {
-        CountDownLatch firstGroupRuns = new CountDownLatch(1);
-        CountDownLatch releaseFirstGroup = new CountDownLatch(1);
-        GroupCommit<Integer, Integer> commit = new GroupCommit<>(1, 3, recorded(group -> {
-            if (group.equals(List.of(0))) {
-                firstGroupRuns.countDown();
-                await(releaseFirstGroup);
-            }
-            return timesTen(group);
-        }));
+        HeldFirstGroup held = heldFirstGroup(3, GroupCommitTest::timesTen);
+        GroupCommit<Integer, Integer> commit = held.commit();
+        CountDownLatch releaseFirstGroup = held.release();
         List<Future<Integer>> results = new ArrayList<>();
-        results.add(threads.submit(() -> commit.submit(0, GroupCommitTest::unused)));
-        assertThat(firstGroupRuns.await(10, TimeUnit.SECONDS)).isTrue();
+        results.add(held.first());
         for (int item = 1; item <= 5; item++) {
             int it = item;
             results.add(threads.submit(() -> commit.submit(it, GroupCommitTest::unused)));
@@ -84,18 +103,12 @@ class GroupCommitTest {
 
     @Test
     void aFailedGroupOfSeveral_runsEachOfItsItemsAlone_onItsOwnThread() throws Exception {
-        CountDownLatch firstGroupRuns = new CountDownLatch(1);
-        CountDownLatch releaseFirstGroup = new CountDownLatch(1);
-        GroupCommit<Integer, Integer> commit = new GroupCommit<>(1, 100, recorded(group -> {
-            if (group.equals(List.of(0))) {
-                firstGroupRuns.countDown();
-                await(releaseFirstGroup);
-                return timesTen(group);
-            }
+        HeldFirstGroup held = heldFirstGroup(100, group -> {
             throw new IllegalStateException("the group's statement failed");
-        }));
-        Future<Integer> first = threads.submit(() -> commit.submit(0, GroupCommitTest::unused));
-        assertThat(firstGroupRuns.await(10, TimeUnit.SECONDS)).isTrue();
+        });
+        GroupCommit<Integer, Integer> commit = held.commit();
+        CountDownLatch releaseFirstGroup = held.release();
+        Future<Integer> first = held.first();
         List<Future<String>> alone = new ArrayList<>();
         for (int item = 1; item <= 3; item++) {
             int it = item;
@@ -177,6 +190,59 @@ class GroupCommitTest {
         assertThat(result).isEqualTo(30);
         assertThat(interruptedInGroup).containsExactly(false);
         assertThat(interruptedAfter).isTrue();
+    }
+
+    @Test
+    void aLeaderInterruptedWhileItsGroupRuns_doesNotFailTheGroup() throws Exception {
+        CountDownLatch groupRuns = new CountDownLatch(1);
+        CountDownLatch releaseGroup = new CountDownLatch(1);
+        List<Boolean> interruptedInGroup = Collections.synchronizedList(new ArrayList<>());
+        GroupCommit<Integer, Integer> commit = new GroupCommit<>(1, 100, group -> {
+            groupRuns.countDown();
+            await(releaseGroup);
+            interruptedInGroup.add(Thread.currentThread().isInterrupted());
+            return timesTen(group);
+        });
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        Thread leader = Thread.ofVirtual().start(() -> {
+            int result = commit.submit(4, GroupCommitTest::unused);
+            answer.complete(result + (Thread.currentThread().isInterrupted() ? " interrupted" : " not interrupted"));
+        });
+        assertThat(groupRuns.await(10, TimeUnit.SECONDS)).isTrue();
+
+        leader.interrupt();
+        releaseGroup.countDown();
+
+        assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo("40 interrupted");
+        assertThat(interruptedInGroup).containsExactly(false);
+    }
+
+    @Test
+    void anItemWhoseCallerIsInterruptedWhileItWaits_leavesTheQueue_andNeverRuns() throws Exception {
+        HeldFirstGroup held = heldFirstGroup(100, GroupCommitTest::timesTen);
+        GroupCommit<Integer, Integer> commit = held.commit();
+        CountDownLatch releaseFirstGroup = held.release();
+        Future<Integer> first = held.first();
+        CompletableFuture<Throwable> cancelled = new CompletableFuture<>();
+        Thread waiting = Thread.ofVirtual().start(() -> {
+            try {
+                commit.submit(1, GroupCommitTest::unused);
+                cancelled.complete(null);
+            } catch (Throwable e) {
+                cancelled.complete(e);
+            }
+        });
+        awaitWaiting(commit, 1);
+        Future<Integer> later = threads.submit(() -> commit.submit(2, GroupCommitTest::unused));
+        awaitWaiting(commit, 2);
+
+        waiting.interrupt();
+        assertThat(cancelled.get(10, TimeUnit.SECONDS)).isInstanceOf(java.util.concurrent.CancellationException.class);
+        releaseFirstGroup.countDown();
+
+        assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(0);
+        assertThat(later.get(10, TimeUnit.SECONDS)).isEqualTo(20);
+        assertThat(groups).containsExactly(List.of(0), List.of(2));
     }
 
     @Test

@@ -291,16 +291,18 @@ class PostgresOwnerMessagesTest extends OwnerMessagesContract<PostgresOwnerMessa
         assertThat(admission.tombstonedAll(List.of(GENERAL))).containsExactly(false);
     }
 
-    @Test
-    void aGroupDoesNotWaitForALockHeldElsewhere_theEntryThatNeedsItWaitsAlone() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "the {0}''s lock")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"channel", "owner"})
+    void aGroupDoesNotWaitForALockHeldElsewhere_theEntryThatNeedsItWaitsAlone(String heldLock) throws Exception {
         PostgresMessageAdmission admission = new PostgresMessageAdmission(db.dataSource());
         ScheduledMessage free = by(ALICE, inSeconds(3600), "general");
         ScheduledMessage held = by(BOB, inSeconds(3600), "being-deleted");
         try (Connection holder = DriverManager.getConnection(db.jdbcUrl())) {
             holder.setAutoCommit(false);
             try (PreparedStatement lock = holder.prepareStatement("SELECT pg_advisory_xact_lock(?, hashtext(?))")) {
-                lock.setInt(1, OwnerMessageRows.CHANNEL_LOCK);
-                lock.setString(2, "being-deleted");
+                boolean channel = heldLock.equals("channel");
+                lock.setInt(1, channel ? OwnerMessageRows.CHANNEL_LOCK : OwnerMessageRows.OWNER_LOCK);
+                lock.setString(2, channel ? "being-deleted" : BOB.hex());
                 lock.executeQuery().close();
             }
             CompletableFuture<List<CreateResult>> group = CompletableFuture.supplyAsync(() -> admission.createTogether(
