@@ -91,7 +91,6 @@ public final class PostgresMessageAdmission implements MessageAdmission {
     /** A group's answer for an entry whose owner's or channel's lock another transaction held: it runs alone. */
     private static final String BUSY = "busy";
 
-    private static final String CHANNEL_DELETED = "SELECT 1 FROM channel_tombstone WHERE channel = ?";
     private static final String CHANNELS_DELETED =
             "SELECT channel FROM channel_tombstone WHERE channel = ANY (?::varchar[])";
 
@@ -396,29 +395,13 @@ public final class PostgresMessageAdmission implements MessageAdmission {
     @Override
     public boolean channelDeleted(Channel channel) {
         // Asked by every create before its access check: those asked together share one look-up.
-        return tombstoneReads.submit(channel, () -> SessionFaults.retriedOnce(() -> tombstoned(channel)));
+        return tombstoneReads.submit(channel, () -> tombstonedAll(List.of(channel)).get(0));
     }
 
-    /** A group's tombstone look-ups, in order: one alone, more in one statement. */
+    /** A group's tombstone look-ups (one or more), in order, from one statement. */
     List<Boolean> tombstonedAll(List<Channel> channels) {
-        if (channels.size() == 1) {
-            return List.of(SessionFaults.retriedOnce(() -> tombstoned(channels.get(0))));
-        }
         Set<Channel> deleted = SessionFaults.retriedOnce(() -> tombstonedAmong(channels));
         return channels.stream().map(deleted::contains).toList();
-    }
-
-    private boolean tombstoned(Channel channel) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement deleted = connection.prepareStatement(CHANNEL_DELETED)) {
-            deleted.setString(1, channel.value());
-            try (ResultSet row = deleted.executeQuery()) {
-                return row.next();
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("reading the tombstone of channel " + channel + " failed: "
-                    + e.getMessage(), e);
-        }
     }
 
     @Override

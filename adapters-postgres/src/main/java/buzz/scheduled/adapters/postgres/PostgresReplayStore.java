@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,20 +41,14 @@ public final class PostgresReplayStore implements ReplayStore {
     public static final int PRUNE_BATCH = 10_000;
 
     /**
-     * The insert, in one statement and one round trip on an autocommit connection. It commits without waiting for its
-     * WAL flush: {@code set_config('synchronous_commit', 'off', true)} in the statement holds for the statement's own
+     * The insert of one header's signature or a group's (each at most once), in one statement and one round trip on an
+     * autocommit connection; it returns the first uses' signatures. It commits without waiting for its WAL flush:
+     * {@code set_config('synchronous_commit', 'off', true)} in the statement holds for the statement's own
      * transaction, whose commit reads it before the setting is undone at its end, so the pooled session keeps
      * {@code synchronous_commit = on} for the next borrower. That saves a disk flush per request, and a crash can
      * only lose the last moments of records (wal_writer_delay, 200 ms by default), whose headers could then be used
      * once more — a create replayed that way is still stored once (its event id is the idempotency key).
      */
-    private static final String FIRST_USE = """
-            INSERT INTO nip98_replay (signature, keep_until)
-            SELECT ?::bytea, ?::timestamptz FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
-            ON CONFLICT (signature) DO UPDATE SET keep_until = EXCLUDED.keep_until
-             WHERE nip98_replay.keep_until <= now()
-            RETURNING 1""";
-    /** {@link #FIRST_USE} for several signatures, none twice: it returns the first uses' signatures. */
     private static final String FIRST_USES = """
             INSERT INTO nip98_replay (signature, keep_until)
             SELECT r.signature, timestamptz 'epoch' + r.keep_until * interval '1 microsecond'
@@ -99,16 +92,12 @@ public final class PostgresReplayStore implements ReplayStore {
 
     @Override
     public boolean firstUse(Signature signature, Instant keepUntil) {
-        return groups.submit(new Use(signature, keepUntil),
-                () -> SessionFaults.retriedOnce(() -> record(signature, keepUntil)));
+        Use use = new Use(signature, keepUntil);
+        return groups.submit(use, () -> recordAll(List.of(use)).get(0));
     }
 
-    /** A group's headers, in order: one alone as {@link #record}, more in one statement. */
+    /** A group's headers (one or more), in order: whether each is a first use, from one statement. */
     List<Boolean> recordAll(List<Use> uses) {
-        if (uses.size() == 1) {
-            Use use = uses.get(0);
-            return List.of(SessionFaults.retriedOnce(() -> record(use.signature(), use.keepUntil())));
-        }
         // each signature once: a later use of the same one in this group is a replay of the earlier
         Map<Signature, Integer> firstAt = new HashMap<>();
         for (int i = 0; i < uses.size(); i++) {
@@ -156,25 +145,6 @@ public final class PostgresReplayStore implements ReplayStore {
                     + e.getMessage(), e);
         }
         return first;
-    }
-
-    private boolean record(Signature signature, Instant keepUntil) {
-        byte[] key = HexFormat.of().parseHex(signature.hex());
-        try (Connection connection = dataSource.getConnection()) {
-            boolean first;
-            try (PreparedStatement insert = connection.prepareStatement(FIRST_USE)) {
-                insert.setBytes(1, key);
-                insert.setTimestamp(2, Timestamp.from(keepUntil));
-                try (ResultSet row = insert.executeQuery()) {
-                    first = row.next();
-                }
-            }
-            prune(connection);
-            return first;
-        } catch (SQLException e) {
-            throw new IllegalStateException("the NIP-98 replay store could not record a header: " + e.getMessage(),
-                    e);
-        }
     }
 
     /**
