@@ -18,8 +18,13 @@ final class RecordingSignal implements DueWorkSignal {
 
     private final AtomicInteger failures = new AtomicInteger();
     private volatile boolean listening = true;
-    /** Set by {@link #timeMoved()}: the next wake-up without a time is reported as a timed-out wait. */
+    /** Set by {@link #timeMoved()}: a wake-up without a time and without a notification is a timed-out wait. */
     private final AtomicBoolean timeMoved = new AtomicBoolean();
+    /**
+     * Set by {@link #notifyDue} and {@link #wakeUp()}: the inner signal merges wake-ups, so a notification that arrives
+     * together with a {@link #timeMoved()} must still be reported as one.
+     */
+    private final AtomicBoolean notified = new AtomicBoolean();
 
     /** What {@link #listening()} answers from now on (false: a LISTEN connection that is down). */
     void listening(boolean hears) {
@@ -45,8 +50,12 @@ final class RecordingSignal implements DueWorkSignal {
         waiting.incrementAndGet();
         try {
             Wake wake = inner.awaitWork(max);
-            if (wake instanceof Wake.Notified notified && notified.nearest().isEmpty() && timeMoved.getAndSet(false)) {
-                return new Wake.TimedOut();
+            if (wake instanceof Wake.Notified woken) {
+                boolean byNotification = notified.getAndSet(false);
+                boolean byTimeMoved = timeMoved.getAndSet(false);
+                if (woken.nearest().isEmpty() && byTimeMoved && !byNotification) {
+                    return new Wake.TimedOut();
+                }
             }
             return wake;
         } finally {
@@ -56,8 +65,8 @@ final class RecordingSignal implements DueWorkSignal {
 
     /**
      * Ends the current (or next) wait as if it had timed out, so a dispatcher whose monotonic clock a test stepped
-     * reads it again: past its wake-up time it goes on, before it it sleeps the rest. Call it with no notification
-     * pending (one arriving together with it is taken for the time-out).
+     * reads it again: past its wake-up time it goes on, before it it sleeps the rest. A notification that the waiter
+     * takes in the same wake-up (the inner signal merges them) wins: the wait ends as notified.
      */
     void timeMoved() {
         timeMoved.set(true);
@@ -66,11 +75,13 @@ final class RecordingSignal implements DueWorkSignal {
 
     /** What a NOTIFY would deliver. */
     void notifyDue(Optional<Instant> at) {
+        notified.set(true);
         inner.notifyDue(at);
     }
 
     @Override
     public void wakeUp() {
+        notified.set(true);
         inner.wakeUp();
     }
 
