@@ -33,11 +33,14 @@ public class SignatureVerificationBenchmark {
 
     /** More distinct keys than the verifier keeps tables for, so that {@link #verifyEventByANewKey} misses. */
     private static final int KEYS = 16_384;
+    /** Events in a batch create (the most one request may hold). */
+    private static final int BATCH = 100;
 
     private EventSignatures signatures;
     private NostrEvent event;
     private String wireText;
     private NostrEvent[] byManyKeys;
+    private List<NostrEvent> batchByOneKey;
     private int next;
 
     /** Signs the benchmark event once, deterministically, and checks it is valid before measuring. */
@@ -56,6 +59,12 @@ public class SignatureVerificationBenchmark {
         signatures = new Bip340EventSignatures();
         if (!(signatures.verify(event) instanceof EventSignatures.Verdict.Valid)) {
             throw new IllegalStateException("benchmark event does not verify");
+        }
+        batchByOneKey = java.util.stream.IntStream.range(0, BATCH)
+                .mapToObj(i -> signer.sign(1_767_225_600L + i, 9, List.of(List.of("h", "general")), content))
+                .toList();
+        if (!signatures.verifyAll(batchByOneKey).stream().allMatch(EventSignatures.Verdict.Valid.class::isInstance)) {
+            throw new IllegalStateException("benchmark batch does not verify");
         }
         byManyKeys = java.util.stream.IntStream.range(0, KEYS).parallel()
                 .mapToObj(i -> Bip340Signer.withFixedAux(new SecretKey(String.format("%064x", 7_919L * (i + 1))),
@@ -99,6 +108,25 @@ public class SignatureVerificationBenchmark {
         byte[] id = Hex.decode(event.id().hex());
         verifier.update(id, 0, id.length);
         return verifier.verifySignature(Hex.decode(event.sig().hex()));
+    }
+
+    /**
+     * A batch create's {@value #BATCH} events by one key through {@link EventSignatures#verifyAll} (ids, then one
+     * BIP-340 batch verification); divide by {@value #BATCH} for the cost per event, against {@link #verifyEvent}.
+     */
+    @Benchmark
+    public List<EventSignatures.Verdict> verifyBatchOfAHundredByOneKey() {
+        return signatures.verifyAll(batchByOneKey);
+    }
+
+    /** The same {@value #BATCH} events verified one by one, as before batch verification. */
+    @Benchmark
+    public int verifyAHundredByOneKeyOneByOne() {
+        int valid = 0;
+        for (NostrEvent e : batchByOneKey) {
+            valid += signatures.verify(e) instanceof EventSignatures.Verdict.Valid ? 1 : 0;
+        }
+        return valid;
     }
 
     /** The id part alone: canonical serialization + SHA-256. */

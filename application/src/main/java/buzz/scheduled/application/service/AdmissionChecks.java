@@ -14,6 +14,7 @@ import buzz.scheduled.domain.schedule.Channel;
 import buzz.scheduled.domain.schedule.Refusal;
 import buzz.scheduled.domain.schedule.RefusalCode;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Predicate;
@@ -57,7 +58,22 @@ final class AdmissionChecks {
      * The checks that need neither storage nor the access policy: signature, the I/O-free rules, the relay's limits.
      */
     Admit screen(PublicKey owner, NostrEvent event, Timing timing, Instant now) {
-        if (signatures.verify(event) instanceof EventSignatures.Verdict.Invalid invalid) {
+        return screen(owner, event, signatures.verify(event), timing, now);
+    }
+
+    /** The signature verdicts of a batch's events, in order ({@link EventSignatures#verifyAll}). */
+    List<EventSignatures.Verdict> verifyAll(List<NostrEvent> events) {
+        List<EventSignatures.Verdict> verdicts = signatures.verifyAll(events);
+        if (verdicts.size() != events.size()) {
+            throw new IllegalStateException("the signature check answered " + verdicts.size() + " of "
+                    + events.size() + " events");
+        }
+        return verdicts;
+    }
+
+    /** {@link #screen(PublicKey, NostrEvent, Timing, Instant)} with the event's signature verdict already known. */
+    Admit screen(PublicKey owner, NostrEvent event, EventSignatures.Verdict signature, Timing timing, Instant now) {
+        if (signature instanceof EventSignatures.Verdict.Invalid invalid) {
             return new Admit.No(new Refusal(RefusalCode.INVALID_EVENT, invalid.reason()));
         }
         AdmissionVerdict verdict = rules.check(event, owner, timing, now);

@@ -27,6 +27,7 @@ import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.application.port.out.ScheduleIdSource;
 import buzz.scheduled.application.port.out.StoreClock;
 import buzz.scheduled.application.service.AdmissionChecks.Admit;
+import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.PublicKey;
 import buzz.scheduled.domain.schedule.Admission;
 import buzz.scheduled.domain.schedule.AdmissionRules.Timing;
@@ -42,6 +43,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -187,11 +189,18 @@ public final class OwnerMessagesService implements ScheduleMessageUseCase, Revis
         ScheduleResult[] results = new ScheduleResult[items.size()];
         Admission[] screened = new Admission[items.size()];
         Set<Channel> channels = new LinkedHashSet<>();
+        List<NostrEvent> signedEvents = new ArrayList<>();
+        for (BatchItem item : items) {
+            if (item instanceof BatchItem.Signed signed) {
+                signedEvents.add(signed.event());
+            }
+        }
+        Iterator<EventSignatures.Verdict> verdicts = checks.verifyAll(signedEvents).iterator();
         for (int i = 0; i < items.size(); i++) {
             switch (items.get(i)) {
                 case BatchItem.Malformed malformed -> results[i] = new ScheduleResult.Refused(malformed.refusal());
                 case BatchItem.Signed signed -> {
-                    switch (checks.screen(owner, signed.event(), Timing.FUTURE, now)) {
+                    switch (checks.screen(owner, signed.event(), verdicts.next(), Timing.FUTURE, now)) {
                         case Admit.Ok ok -> {
                             screened[i] = ok.admission();
                             channels.add(ok.admission().channel());

@@ -232,16 +232,25 @@ final class Secp256k1Point {
 
     /**
      * The affine odd multiples 1·Q, 3·Q, …, (2·count − 1)·Q: each [x limbs, y limbs]; the Jacobian ones made affine
-     * together with one inversion (Montgomery's trick). For the tables of G, built once.
+     * together with one inversion ({@link #affine}). For the tables of G, built once, and of a key.
      */
     long[][] oddMultiples(long[] qx, long[] qy, int count) {
-        long[][] jacobian = oddMultiplesJacobian(qx, qy, count);
+        return affine(oddMultiplesJacobian(qx, qy, count));
+    }
+
+    /**
+     * The affine [x limbs, y limbs] of Jacobian points [X, Y, Z limbs], none of them infinity, with one inversion for
+     * all of them (Montgomery's trick: prefix products of the Z coordinates, one inversion, then back down at three
+     * multiplications a point).
+     */
+    long[][] affine(long[][] jacobian) {
+        int count = jacobian.length;
         long[][] table = new long[count][8];
-        // prefix products of the Z coordinates, one inversion, then back down
         long[][] prefix = new long[count][4];
         long[] z = new long[4];
         long[] zi2 = new long[4];
         long[] coordinate = new long[4];
+        long[] zInverse = new long[4];
         System.arraycopy(jacobian[0], 8, prefix[0], 0, 4);
         for (int i = 1; i < count; i++) {
             System.arraycopy(jacobian[i], 8, z, 0, 4);
@@ -250,7 +259,6 @@ final class Secp256k1Point {
         long[] inverse = new long[4];
         invert(inverse, prefix[count - 1]);
         for (int i = count - 1; i >= 0; i--) {
-            long[] zInverse = new long[4];
             if (i > 0) {
                 mul(zInverse, inverse, prefix[i - 1]);
                 System.arraycopy(jacobian[i], 8, z, 0, 4);

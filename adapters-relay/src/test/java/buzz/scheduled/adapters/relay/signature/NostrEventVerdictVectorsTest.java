@@ -8,6 +8,7 @@ import buzz.scheduled.domain.nostr.Hex;
 import buzz.scheduled.domain.nostr.NostrEvent;
 import buzz.scheduled.domain.nostr.NostrEventJson;
 import buzz.scheduled.domain.nostr.VectorLine;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -83,6 +84,44 @@ class NostrEventVerdictVectorsTest {
     @MethodSource("cryptoLines")
     void verify_cryptoLine_isInvalidWithPreciseReason(VectorLine line) {
         assertThat(SIGNATURES.verify(event(line))).isEqualTo(new Verdict.Invalid(CRYPTO_REASONS.get(line.name())));
+    }
+
+    @Test
+    void verifyAll_everyDecodableLineTwiceOver_answersForEachWhatVerifyAnswers() {
+        List<NostrEvent> events = new ArrayList<>();
+        for (int round = 0; round < 2; round++) {
+            for (VectorLine line : LINES) {
+                if (NostrEventJson.read(line.eventWireText()) instanceof NostrEventJson.Decoded.Event decoded) {
+                    events.add(decoded.event());
+                }
+            }
+        }
+        List<Verdict> one = events.stream().map(SIGNATURES::verify).toList();
+
+        assertThat(SIGNATURES.verifyAll(events)).isEqualTo(one);
+        assertThat(one).contains(new Verdict.Valid(), new Verdict.Invalid(Bip340EventSignatures.SIGNATURE_MISMATCH),
+                new Verdict.Invalid(Bip340EventSignatures.ID_MISMATCH),
+                new Verdict.Invalid(Bip340EventSignatures.PUBKEY_NOT_ON_CURVE));
+    }
+
+    @Test
+    void verifyAll_aHundredEventsByOneKey_allValid_thenOneForgedSignature_onlyThatOneInvalid() {
+        Bip340Signer signer = Bip340Signer.withFixedAux(new SecretKey("11".repeat(32)), new byte[32]);
+        List<NostrEvent> events = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            events.add(signer.sign(1_700_000_000L + i, 9, List.of(List.of("h", "ops")), "message " + i));
+        }
+        assertThat(SIGNATURES.verifyAll(events)).hasSize(100).containsOnly(new Verdict.Valid());
+
+        NostrEvent victim = events.get(37);
+        NostrEvent other = events.get(38);
+        List<NostrEvent> forged = new ArrayList<>(events);
+        forged.set(37, new NostrEvent(victim.id(), victim.pubkey(), victim.createdAt(), victim.kind(), victim.tags(),
+                victim.content(), other.sig()));
+        List<Verdict> verdicts = SIGNATURES.verifyAll(forged);
+
+        assertThat(verdicts.get(37)).isEqualTo(new Verdict.Invalid(Bip340EventSignatures.SIGNATURE_MISMATCH));
+        assertThat(verdicts).hasSize(100).filteredOn(Verdict.Valid.class::isInstance).hasSize(99);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -215,6 +215,140 @@ class Secp256k1SchnorrTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rows")
+    void verifyBatch_everyVectorRowAloneAndTwiceOver_answersTheVectorsVerdict(Bip340VectorsTest.Row row) {
+        byte[] key = Hex.decode(row.publicKey());
+        byte[] message = Hex.decode(row.message());
+        byte[] signature = Hex.decode(row.signature());
+
+        assertThat(Secp256k1Schnorr.verifyBatch(key, new byte[][] {message}, new byte[][] {signature}))
+                .isEqualTo(row.verifies());
+        assertThat(Secp256k1Schnorr.verifyBatch(key, new byte[][] {message, message},
+                new byte[][] {signature, signature})).isEqualTo(row.verifies());
+    }
+
+    @Test
+    void verifyBatch_randomBatchesByOneKey_trueWhenAllVerify_falseWithAnyOneDamaged() {
+        SplittableRandom random = new SplittableRandom(3401);
+        for (int n = 0; n < 60; n++) {
+            Bip340Signer signer = randomSigner(random);
+            byte[] key = Hex.decode(signer.publicKey().hex());
+            int size = 1 + random.nextInt(n < 50 ? 12 : 100);
+            byte[][] messages = new byte[size][];
+            byte[][] signatures = new byte[size][];
+            for (int i = 0; i < size; i++) {
+                messages[i] = new byte[i % 5 == 4 ? random.nextInt(70) : 32];
+                random.nextBytes(messages[i]);
+                signatures[i] = signer.signMessage(messages[i]);
+            }
+            assertThat(Secp256k1Schnorr.verifyBatch(key, messages, signatures)).as("batch #%d of %d", n, size).isTrue();
+
+            // one bit of one signature or message flipped, or two signatures swapped
+            int victim = random.nextInt(size);
+            byte[][] damagedMessages = messages.clone();
+            byte[][] damagedSignatures = signatures.clone();
+            int how = random.nextInt(size > 1 ? 3 : 2);
+            if (how == 0 || messages[victim].length == 0) {
+                damagedSignatures[victim] = flipOneBit(signatures[victim], random);
+            } else if (how == 1) {
+                damagedMessages[victim] = flipOneBit(messages[victim], random);
+            } else {
+                int other = (victim + 1 + random.nextInt(size - 1)) % size;
+                damagedSignatures[victim] = signatures[other];
+                damagedSignatures[other] = signatures[victim];
+            }
+            boolean eachVerifies = true;
+            for (int i = 0; i < size; i++) {
+                eachVerifies &= Secp256k1Schnorr.verify(key, damagedMessages[i], damagedSignatures[i])
+                        == Secp256k1Schnorr.Result.VALID;
+            }
+            assertThat(eachVerifies).as("the damage is real #%d", n).isFalse();
+            assertThat(Secp256k1Schnorr.verifyBatch(key, damagedMessages, damagedSignatures))
+                    .as("damaged batch #%d of %d (%d)", n, size, how).isFalse();
+        }
+    }
+
+    @Test
+    void verifyBatch_twoForgeriesWhoseErrorsCancelInAPlainSum_isFalse() {
+        // s₁ + δ and s₂ − δ: Σ sᵢ·G = Σ Rᵢ + Σ eᵢ·P still holds, so only the random multipliers catch them
+        SplittableRandom random = new SplittableRandom(3402);
+        Bip340Signer signer = randomSigner(random);
+        byte[] key = Hex.decode(signer.publicKey().hex());
+        byte[][] messages = {new byte[32], new byte[32], new byte[32]};
+        random.nextBytes(messages[0]);
+        random.nextBytes(messages[1]);
+        random.nextBytes(messages[2]);
+        byte[][] signatures = {signer.signMessage(messages[0]), signer.signMessage(messages[1]),
+                signer.signMessage(messages[2])};
+        BigInteger n = Secp256k1Schnorr.toBigInteger(Secp256k1Scalars.N);
+        BigInteger delta = BigInteger.valueOf(12345);
+        byte[][] forged = {withS(signatures[0], s(signatures[0]).add(delta).mod(n)),
+                withS(signatures[1], s(signatures[1]).subtract(delta).mod(n)), signatures[2]};
+
+        assertThat(Secp256k1Schnorr.verify(key, messages[0], forged[0])).isEqualTo(Secp256k1Schnorr.Result.SIGNATURE_MISMATCH);
+        assertThat(Secp256k1Schnorr.verify(key, messages[1], forged[1])).isEqualTo(Secp256k1Schnorr.Result.SIGNATURE_MISMATCH);
+        assertThat(Secp256k1Schnorr.verifyBatch(key, messages, forged)).isFalse();
+        assertThat(Secp256k1Schnorr.verifyBatch(key, messages, signatures)).isTrue();
+    }
+
+    @Test
+    void verifyBatch_keyOffTheCurve_rAtP_sAtN_orRNotAPoint_isFalse() {
+        SplittableRandom random = new SplittableRandom(3403);
+        Bip340Signer signer = randomSigner(random);
+        byte[] key = Hex.decode(signer.publicKey().hex());
+        byte[] message = new byte[32];
+        byte[] signature = signer.signMessage(message);
+        byte[] fieldSize = Hex.decode("fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f");
+        byte[] order = Hex.decode("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141");
+        byte[] rAtP = signature.clone();
+        System.arraycopy(fieldSize, 0, rAtP, 0, 32);
+        byte[] sAtN = signature.clone();
+        System.arraycopy(order, 0, sAtN, 32, 32);
+        byte[] rNotAPoint = signature.clone();
+        rNotAPoint[31] = 5; // x = 5: 5³ + 7 = 132 is not a square mod p
+        java.util.Arrays.fill(rNotAPoint, 0, 31, (byte) 0);
+        byte[] offCurve = Hex.decode("eefdea4cdb677750a420fee807eacf21eb9898ae79b9768766e4faa04a2d4a34");
+
+        assertThat(Secp256k1Schnorr.verifyBatch(key, new byte[][] {message}, new byte[][] {signature})).isTrue();
+        for (byte[] bad : List.of(rAtP, sAtN, rNotAPoint)) {
+            assertThat(Secp256k1Schnorr.verifyBatch(key, new byte[][] {message, message},
+                    new byte[][] {signature, bad})).isFalse();
+        }
+        assertThat(Secp256k1Schnorr.verifyBatch(offCurve, new byte[][] {message}, new byte[][] {signature}))
+                .isFalse();
+        assertThat(Secp256k1Schnorr.verify(offCurve, message, signature))
+                .isEqualTo(Secp256k1Schnorr.Result.KEY_NOT_ON_CURVE);
+    }
+
+    private static Bip340Signer randomSigner(SplittableRandom random) {
+        byte[] secret = new byte[32];
+        do {
+            random.nextBytes(secret);
+            secret[0] &= 0x7F; // below the group order
+        } while (new BigInteger(1, secret).signum() == 0);
+        return Bip340Signer.withFixedAux(new SecretKey(Hex.encode(secret)), new byte[32]);
+    }
+
+    private static byte[] flipOneBit(byte[] bytes, SplittableRandom random) {
+        byte[] flipped = bytes.clone();
+        flipped[random.nextInt(flipped.length)] ^= (byte) (1 << random.nextInt(8));
+        return flipped;
+    }
+
+    private static BigInteger s(byte[] signature) {
+        return new BigInteger(1, java.util.Arrays.copyOfRange(signature, 32, 64));
+    }
+
+    private static byte[] withS(byte[] signature, BigInteger s) {
+        byte[] out = signature.clone();
+        byte[] bytes = s.toByteArray();
+        java.util.Arrays.fill(out, 32, 64, (byte) 0);
+        int length = Math.min(bytes.length, 32);
+        System.arraycopy(bytes, bytes.length - length, out, 64 - length, length);
+        return out;
+    }
+
     private static boolean bouncyCastle(byte[] key, byte[] message, byte[] signature) {
         ECPublicKeyParameters decoded = BIP340Signer.decodePublicKey(key);
         if (decoded == null) {

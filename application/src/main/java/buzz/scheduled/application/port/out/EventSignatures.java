@@ -1,6 +1,8 @@
 package buzz.scheduled.application.port.out;
 
 import buzz.scheduled.domain.nostr.NostrEvent;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Decides whether a well-formed Nostr event is authentic (NIP-01, BIP-340): its id is recomputed from the
@@ -11,6 +13,19 @@ public interface EventSignatures {
 
     /** Checks {@code event}; never throws for a bad event, the reason is in the verdict. */
     Verdict verify(NostrEvent event);
+
+    /**
+     * Checks each of {@code events} (a batch create's): the verdicts in order, each exactly what {@link #verify} answers
+     * for its event. An adapter may share work between the events (BIP-340 batch verification); this default checks
+     * them one by one.
+     */
+    default List<Verdict> verifyAll(List<NostrEvent> events) {
+        List<Verdict> verdicts = new ArrayList<>(events.size());
+        for (NostrEvent event : events) {
+            verdicts.add(verify(event));
+        }
+        return verdicts;
+    }
 
     /** The answer for one event. */
     sealed interface Verdict permits Verdict.Valid, Verdict.Invalid {
