@@ -14,6 +14,7 @@ import buzz.scheduled.application.port.in.ScheduleBatchUseCase.ScheduleBatchComm
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleMessageCommand;
 import buzz.scheduled.application.port.in.ScheduleMessageUseCase.ScheduleResult;
 import buzz.scheduled.application.port.out.AccessPolicy;
+import buzz.scheduled.application.port.out.EventSignatures;
 import buzz.scheduled.application.port.out.MessageAdmission.CreateLimits;
 import buzz.scheduled.application.port.out.RelayLimits;
 import buzz.scheduled.domain.nostr.NostrEvent;
@@ -94,6 +95,69 @@ class BatchAdmissionServiceTest {
         assertThat(batch.results()).extracting(result -> ((ScheduleResult.Refused) result).refusal().code())
                 .containsExactly(RefusalCode.INVALID_EVENT, RefusalCode.PUBKEY_MISMATCH, RefusalCode.KIND_NOT_ALLOWED,
                         RefusalCode.TIME_IN_PAST, RefusalCode.NOT_IN_CHANNEL, RefusalCode.EXPIRES_BEFORE_DUE);
+        assertThat(store.size()).isZero();
+    }
+
+    @Test
+    void batch_malformedForgedAndValidItems_signaturesCheckedInOneCall_eachVerdictOnItsOwnItem() {
+        NostrEvent forged = in(3600, "general");
+        signatures.markInvalid(forged.id(), "signature does not verify (test)");
+        NostrEvent valid = in(3700, "general");
+        List<List<NostrEvent>> calls = new ArrayList<>();
+        EventSignatures recording = new EventSignatures() {
+            @Override
+            public Verdict verify(NostrEvent event) {
+                throw new AssertionError("a batch checks its signatures with verifyAll");
+            }
+
+            @Override
+            public List<Verdict> verifyAll(List<NostrEvent> events) {
+                calls.add(events);
+                return events.stream().map(signatures::verify).toList();
+            }
+        };
+        OwnerMessagesService batching = new OwnerMessagesService(store, store, store, recording, access,
+                new SequentialScheduleIds(), clock, dueNotices::add, new SchedulingSettings(new AdmissionRules(
+                        AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, Duration.ofDays(120)),
+                        new CreateLimits(100, 30, 300, Duration.ofMinutes(5), 1), Duration.ofSeconds(900)),
+                RelayLimits.UNKNOWN, writes);
+
+        BatchResult.Answered batch = answered(batching.scheduleBatch(new ScheduleBatchCommand(ALICE, List.of(
+                new BatchItem.Malformed("\"sig\" is missing"), signed(forged), signed(valid)), false)));
+
+        assertThat(calls).containsExactly(List.of(forged, valid));
+        assertThat(((ScheduleResult.Refused) batch.results().get(0)).refusal().code())
+                .isEqualTo(RefusalCode.INVALID_EVENT);
+        assertThat(((ScheduleResult.Refused) batch.results().get(1)).refusal())
+                .satisfies(refusal -> assertThat(refusal.code()).isEqualTo(RefusalCode.INVALID_EVENT))
+                .satisfies(refusal -> assertThat(refusal.message()).contains("signature does not verify (test)"));
+        assertThat(batch.results().get(2)).isInstanceOfSatisfying(ScheduleResult.Created.class,
+                created -> assertThat(created.message().eventId()).isEqualTo(valid.id()));
+        assertThat(store.size()).isEqualTo(1);
+    }
+
+    @Test
+    void batch_signatureCheckAnsweringForTooFewEvents_isAnErrorNotAnAdmission() {
+        EventSignatures shortAnswers = new EventSignatures() {
+            @Override
+            public Verdict verify(NostrEvent event) {
+                return new Verdict.Valid();
+            }
+
+            @Override
+            public List<Verdict> verifyAll(List<NostrEvent> events) {
+                return List.of(new Verdict.Valid());
+            }
+        };
+        OwnerMessagesService broken = new OwnerMessagesService(store, store, store, shortAnswers, access,
+                new SequentialScheduleIds(), clock, dueNotices::add, new SchedulingSettings(new AdmissionRules(
+                        AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, Duration.ofDays(120)),
+                        new CreateLimits(100, 30, 300, Duration.ofMinutes(5), 1), Duration.ofSeconds(900)),
+                RelayLimits.UNKNOWN, writes);
+
+        org.assertj.core.api.Assertions.assertThatIllegalStateException().isThrownBy(() -> broken.scheduleBatch(
+                new ScheduleBatchCommand(ALICE, List.of(signed(in(3600, "general")), signed(in(3700, "general"))),
+                        false))).withMessageContaining("answered 1 of 2");
         assertThat(store.size()).isZero();
     }
 

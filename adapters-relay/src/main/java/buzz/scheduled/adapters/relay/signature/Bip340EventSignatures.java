@@ -38,8 +38,9 @@ public final class Bip340EventSignatures implements EventSignatures {
     /**
      * The ids first; then the signatures of each pubkey that signed two or more of the events in one BIP-340 batch
      * verification ({@link Secp256k1Schnorr#verifyBatch}), and only when a batch fails each of its signatures alone,
-     * so every verdict is the one {@link #verify} gives. A batch of a hundred events by one key costs about a fifth of
-     * a hundred verifications (docs/benchmarks.md, "Signature verification").
+     * so every verdict is the one {@link #verify} gives. A batch of a hundred events by one key costs about a third of
+     * a hundred verifications (docs/benchmarks.md, "Batch verification"); one with a bad signature costs that third
+     * more than one by one.
      */
     @Override
     public List<Verdict> verifyAll(List<NostrEvent> events) {
@@ -72,7 +73,8 @@ public final class Bip340EventSignatures implements EventSignatures {
             ids[j] = Hex.decode(event.id().hex());
             signatures[j] = Hex.decode(event.sig().hex());
         }
-        return Secp256k1Schnorr.verifyBatch(Hex.decode(key.hex()), ids, signatures);
+        return Secp256k1Schnorr.verifyBatch(Hex.decode(key.hex()), ids, signatures)
+                == Secp256k1Schnorr.BatchResult.VALID;
     }
 
     private static Verdict signatureVerdict(NostrEvent event) {

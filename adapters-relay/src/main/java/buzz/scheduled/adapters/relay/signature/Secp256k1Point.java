@@ -15,6 +15,9 @@ import static buzz.scheduled.adapters.relay.signature.Secp256k1Field.sub;
  */
 final class Secp256k1Point {
 
+    /** 0, never written: the minuend of a negation. */
+    private static final long[] ZERO = new long[4];
+
     // Scratch: the field temporaries.
     private final long[] a = new long[4];
     private final long[] b = new long[4];
@@ -146,7 +149,7 @@ final class Secp256k1Point {
             return false;
         }
         if ((acc[0] & 1) != 0) {
-            sub(y, new long[4], acc);
+            sub(y, ZERO, acc);
         } else {
             copy(y, acc);
         }
@@ -190,7 +193,7 @@ final class Secp256k1Point {
         System.arraycopy(point, 0, px, 0, 4);
         System.arraycopy(point, 4, py, 0, 4);
         if (negate) {
-            sub(py, new long[4], py);
+            sub(py, ZERO, py);
         }
         if (infinity) {
             copy(rx, px);
@@ -289,7 +292,7 @@ final class Secp256k1Point {
         long[] qz = x44; // free while no inversion runs
         System.arraycopy(q, 8, qz, 0, 4);
         if (negate) {
-            sub(qy, new long[4], qy);
+            sub(qy, ZERO, qy);
         }
         if (infinity) {
             copy(rx, qx);

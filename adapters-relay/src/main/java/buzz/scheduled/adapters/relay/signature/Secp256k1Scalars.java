@@ -10,7 +10,8 @@ final class Secp256k1Scalars {
 
     /** n, the group order. */
     static final long[] N = {0xBFD25E8CD0364141L, 0xBAAEDCE6AF48A03BL, 0xFFFFFFFFFFFFFFFEL, -1L};
-    private static final BigInteger ORDER = Secp256k1Field.toBigInteger(N);
+    /** n as a {@link BigInteger}. */
+    static final BigInteger ORDER = Secp256k1Field.toBigInteger(N);
     /** The GLV endomorphism: λ·(x, y) = (β·x, y) on secp256k1 (libsecp256k1's constants). */
     private static final BigInteger LAMBDA = new BigInteger(
             "5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72", 16);

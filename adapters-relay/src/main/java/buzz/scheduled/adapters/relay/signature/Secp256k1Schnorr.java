@@ -6,6 +6,7 @@ import static buzz.scheduled.adapters.relay.signature.Secp256k1Field.lessThan;
 import static buzz.scheduled.adapters.relay.signature.Secp256k1Field.mul;
 import static buzz.scheduled.adapters.relay.signature.Secp256k1Field.subtract;
 import static buzz.scheduled.adapters.relay.signature.Secp256k1Scalars.N;
+import static buzz.scheduled.adapters.relay.signature.Secp256k1Scalars.ORDER;
 
 import java.math.BigInteger;
 import java.security.MessageDigest;
@@ -43,12 +44,23 @@ final class Secp256k1Schnorr {
         SIGNATURE_MISMATCH
     }
 
+    /** What a batch verification found. */
+    enum BatchResult {
+        /** Every signature verifies for the key and its message (but with probability about 2^-128). */
+        VALID,
+        /** The key is not the x coordinate of a point on the curve (or not below p). */
+        KEY_NOT_ON_CURVE,
+        /** Some signature is malformed: r ≥ p, r not the x coordinate of a point, or s ≥ n. */
+        MALFORMED_SIGNATURE,
+        /** The batch equation does not hold: at least one signature does not verify. */
+        MISMATCH
+    }
+
     private static final int G_WINDOW = 8;
     private static final int P_WINDOW = 5;
     /** The batch's multipliers are 128-bit: width-4 NAFs over the odd multiples R, 3·R, 5·R, 7·R of each R. */
     private static final int R_WINDOW = 4;
     private static final int R_MULTIPLES = 1 << (R_WINDOW - 2);
-    private static final BigInteger ORDER = toBigInteger(N);
     /** Part of every batch's seed, so nobody outside this process can compute the multipliers of a batch. */
     private static final byte[] BATCH_SECRET = secret();
     private static final long[][] NO_TABLES = new long[0][];
@@ -97,20 +109,21 @@ final class Secp256k1Schnorr {
 
     /**
      * BIP-340 batch verification ("Batch Verification" in BIP-340) of signatures by one x-only key: whether
-     * (Σ aᵢ·sᵢ)·G = Σ aᵢ·Rᵢ + (Σ aᵢ·eᵢ)·P, with a₁ = 1 and the other aᵢ 128-bit multipliers drawn from SHA-256 of a
+     * (Σ aᵢ·sᵢ)·G = Σ aᵢ·Rᵢ + (Σ aᵢ·eᵢ)·P, with a₀ = 1 and the other aᵢ 128-bit multipliers drawn from SHA-256 of a
      * per-process secret and every input (BIP-340 seeds them from a hash of the inputs; the secret keeps anyone from
      * computing them ahead). All the terms are one joint multiplication sharing 128 doublings, the Rᵢ's tables made
      * affine with one inversion, so a signature costs a square root and about 30 additions instead of a whole
-     * verification. True when every signature verifies; when one does not, a batch is accepted with probability at
-     * most 2^-128 (the small-exponents test of Bellare, Garay and Rabin, 1998). False says only that at least one
-     * signature (or the key) is bad: the caller verifies each alone to tell which.
+     * verification (about a third of its time). {@link BatchResult#VALID} when every signature verifies; when one
+     * does not, a batch passes with probability about 2^-128 (the small-exponents test of Bellare, Garay and Rabin,
+     * 1998). Anything else says only that at least one signature (or the key) is bad: the caller verifies each alone
+     * to tell which.
      *
      * @param publicKey  32 bytes
      * @param messages   one or more messages of any length (Nostr event ids: 32 bytes)
      * @param signatures 64 bytes each, one per message
      * @throws IllegalArgumentException when a length is wrong or the arrays differ in length
      */
-    static boolean verifyBatch(byte[] publicKey, byte[][] messages, byte[][] signatures) {
+    static BatchResult verifyBatch(byte[] publicKey, byte[][] messages, byte[][] signatures) {
         if (publicKey.length != 32 || messages.length == 0 || messages.length != signatures.length) {
             throw new IllegalArgumentException("BIP-340 batch verification needs a 32-byte key and one signature per"
                     + " message, at least one");
@@ -123,22 +136,23 @@ final class Secp256k1Schnorr {
         return new Secp256k1Schnorr().checkBatch(publicKey, messages, signatures);
     }
 
-    private boolean checkBatch(byte[] publicKey, byte[][] messages, byte[][] signatures) {
+    private BatchResult checkBatch(byte[] publicKey, byte[][] messages, byte[][] signatures) {
         long[] px = fromBytes(publicKey, 0);
         if (!lessThan(px, P)) {
-            return false;
+            return BatchResult.KEY_NOT_ON_CURVE;
         }
         KeyTables key = KeyTables.cached(px);
         boolean fresh = key == null;
         if (fresh) {
             long[] py = new long[4];
             if (!point.liftX(px, py)) {
-                return false;
+                return BatchResult.KEY_NOT_ON_CURVE;
             }
             key = KeyTables.of(px, point.oddMultiples(px, py, 1 << (P_WINDOW - 2)));
         }
         int count = messages.length;
-        byte[] seed = batchSeed(publicKey, messages, signatures);
+        MessageDigest sha256 = sha256Digest();
+        byte[] seed = batchSeed(sha256, publicKey, messages, signatures);
         long[][] rMultiples = new long[count * R_MULTIPLES][];
         int[][] aDigits = new int[count][];
         BigInteger sSum = BigInteger.ZERO;
@@ -148,13 +162,15 @@ final class Secp256k1Schnorr {
             byte[] signature = signatures[i];
             long[] r = fromBytes(signature, 0);
             long[] s = fromBytes(signature, 32);
+            // Each of these must reject before any arithmetic: an r without a point would be added with a stale y
+            // (a point off the curve); the tests pin each one through its answer.
             if (!lessThan(r, P) || !lessThan(s, N) || !point.liftX(r, ry)) {
-                return false;
+                return BatchResult.MALFORMED_SIGNATURE;
             }
-            long[] a = multiplier(seed, i);
+            long[] a = multiplier(sha256, seed, i);
             BigInteger aValue = toBigInteger(a);
             sSum = sSum.add(aValue.multiply(toBigInteger(s)));
-            eSum = eSum.add(aValue.multiply(toBigInteger(challenge(signature, publicKey, messages[i]))));
+            eSum = eSum.add(aValue.multiply(toBigInteger(challenge(sha256, signature, publicKey, messages[i]))));
             aDigits[i] = wnaf(a, R_WINDOW);
             System.arraycopy(point.oddMultiplesJacobian(r, ry, R_MULTIPLES), 0, rMultiples, i * R_MULTIPLES,
                     R_MULTIPLES);
@@ -163,39 +179,34 @@ final class Secp256k1Schnorr {
         // 0 = s·G − e·P − Σ aᵢ·Rᵢ, with s and e split as in a single verification
         joint(limbs(sSum.mod(ORDER)), limbs(eSum.mod(ORDER)), key, rTables, aDigits);
         if (!point.isInfinity()) {
-            return false;
+            return BatchResult.MISMATCH;
         }
         if (fresh) {
             key.remember();
         }
-        return true;
+        return BatchResult.VALID;
     }
 
-    /** SHA-256 of the batch secret, the key, and every message (length first) and signature, in order. */
-    private static byte[] batchSeed(byte[] publicKey, byte[][] messages, byte[][] signatures) {
-        MessageDigest seed = sha256Digest();
-        seed.update(BATCH_SECRET);
-        seed.update(publicKey);
+    /** SHA-256 of the batch secret, the key, and every message (its length first) and signature, in order. */
+    private static byte[] batchSeed(MessageDigest sha256, byte[] publicKey, byte[][] messages, byte[][] signatures) {
+        sha256.update(BATCH_SECRET);
+        sha256.update(publicKey);
         for (int i = 0; i < messages.length; i++) {
-            int length = messages[i].length;
-            seed.update(new byte[] {(byte) (length >>> 24), (byte) (length >>> 16), (byte) (length >>> 8),
-                    (byte) length});
-            seed.update(messages[i]);
-            seed.update(signatures[i]);
+            sha256.update(bigEndian(messages[i].length));
+            sha256.update(messages[i]);
+            sha256.update(signatures[i]);
         }
-        return seed.digest();
+        return sha256.digest();
     }
 
     /** a₀ = 1; aᵢ = the first 16 bytes of SHA-256(seed ‖ i) as a 128-bit number (1 in its stead if it is 0). */
-    private static long[] multiplier(byte[] seed, int index) {
+    private static long[] multiplier(MessageDigest sha256, byte[] seed, int index) {
         if (index == 0) {
             return new long[] {1, 0, 0, 0};
         }
-        MessageDigest digest = sha256Digest();
-        digest.update(seed);
-        digest.update(new byte[] {(byte) (index >>> 24), (byte) (index >>> 16), (byte) (index >>> 8),
-                (byte) index});
-        long[] value = fromBytes(digest.digest(), 0); // limbs 3 and 2 hold the first 16 bytes
+        sha256.update(seed);
+        sha256.update(bigEndian(index));
+        long[] value = fromBytes(sha256.digest(), 0); // limbs 3 and 2 hold the first 16 bytes
         long[] a = {value[2], value[3], 0, 0};
         if ((a[0] | a[1]) == 0) {
             a[0] = 1;
@@ -203,15 +214,18 @@ final class Secp256k1Schnorr {
         return a;
     }
 
+    private static byte[] bigEndian(int value) {
+        return new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value};
+    }
+
     /** e = int(SHA-256(tag ‖ tag ‖ r ‖ P ‖ m)) mod n (BIP-340's challenge), four limbs. */
-    private static long[] challenge(byte[] signature, byte[] publicKey, byte[] message) {
-        MessageDigest challenge = sha256Digest();
-        challenge.update(CHALLENGE_TAG_HASH);
-        challenge.update(CHALLENGE_TAG_HASH);
-        challenge.update(signature, 0, 32);
-        challenge.update(publicKey);
-        challenge.update(message);
-        long[] e = fromBytes(challenge.digest(), 0);
+    private static long[] challenge(MessageDigest sha256, byte[] signature, byte[] publicKey, byte[] message) {
+        sha256.update(CHALLENGE_TAG_HASH);
+        sha256.update(CHALLENGE_TAG_HASH);
+        sha256.update(signature, 0, 32);
+        sha256.update(publicKey);
+        sha256.update(message);
+        long[] e = fromBytes(sha256.digest(), 0);
         if (!lessThan(e, N)) {
             subtract(e, N);
         }
@@ -240,7 +254,7 @@ final class Secp256k1Schnorr {
         if (fresh) {
             key = KeyTables.of(px, point.oddMultiples(px, py, 1 << (P_WINDOW - 2)));
         }
-        joint(s, challenge(signature, publicKey, message), key, NO_TABLES, NO_DIGITS);
+        joint(s, challenge(sha256Digest(), signature, publicKey, message), key, NO_TABLES, NO_DIGITS);
         if (point.isInfinity() || !point.evenYWithX(r)) {
             return Result.SIGNATURE_MISMATCH;
         }

@@ -222,14 +222,14 @@ class Secp256k1SchnorrTest {
         byte[] message = Hex.decode(row.message());
         byte[] signature = Hex.decode(row.signature());
 
-        assertThat(Secp256k1Schnorr.verifyBatch(key, new byte[][] {message}, new byte[][] {signature}))
-                .isEqualTo(row.verifies());
+        assertThat(Secp256k1Schnorr.verifyBatch(key, new byte[][] {message}, new byte[][] {signature})
+                == Secp256k1Schnorr.BatchResult.VALID).isEqualTo(row.verifies());
         assertThat(Secp256k1Schnorr.verifyBatch(key, new byte[][] {message, message},
-                new byte[][] {signature, signature})).isEqualTo(row.verifies());
+                new byte[][] {signature, signature}) == Secp256k1Schnorr.BatchResult.VALID).isEqualTo(row.verifies());
     }
 
     @Test
-    void verifyBatch_randomBatchesByOneKey_trueWhenAllVerify_falseWithAnyOneDamaged() {
+    void verifyBatch_randomBatchesByOneKey_validWhenAllVerify_notWithAnyOneDamaged() {
         SplittableRandom random = new SplittableRandom(3401);
         for (int n = 0; n < 60; n++) {
             Bip340Signer signer = randomSigner(random);
@@ -242,7 +242,8 @@ class Secp256k1SchnorrTest {
                 random.nextBytes(messages[i]);
                 signatures[i] = signer.signMessage(messages[i]);
             }
-            assertThat(Secp256k1Schnorr.verifyBatch(key, messages, signatures)).as("batch #%d of %d", n, size).isTrue();
+            assertThat(Secp256k1Schnorr.verifyBatch(key, messages, signatures)).as("batch #%d of %d", n, size)
+                    .isEqualTo(Secp256k1Schnorr.BatchResult.VALID);
 
             // one bit of one signature or message flipped, or two signatures swapped
             int victim = random.nextInt(size);
@@ -265,60 +266,70 @@ class Secp256k1SchnorrTest {
             }
             assertThat(eachVerifies).as("the damage is real #%d", n).isFalse();
             assertThat(Secp256k1Schnorr.verifyBatch(key, damagedMessages, damagedSignatures))
-                    .as("damaged batch #%d of %d (%d)", n, size, how).isFalse();
+                    .as("damaged batch #%d of %d (%d)", n, size, how).isNotEqualTo(Secp256k1Schnorr.BatchResult.VALID);
         }
     }
 
-    @Test
-    void verifyBatch_twoForgeriesWhoseErrorsCancelInAPlainSum_isFalse() {
-        // s₁ + δ and s₂ − δ: Σ sᵢ·G = Σ Rᵢ + Σ eᵢ·P still holds, so only the random multipliers catch them
+    @ParameterizedTest(name = "forged at {0} and {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"0, 1", "1, 2", "3, 7", "7, 0"})
+    void verifyBatch_twoForgeriesWhoseErrorsCancelInAPlainSum_doNotPass(int up, int down) {
+        // sᵤ + δ and s_d − δ: Σ sᵢ·G = Σ Rᵢ + Σ eᵢ·P still holds, so only distinct random multipliers catch them
         SplittableRandom random = new SplittableRandom(3402);
         Bip340Signer signer = randomSigner(random);
         byte[] key = Hex.decode(signer.publicKey().hex());
-        byte[][] messages = {new byte[32], new byte[32], new byte[32]};
-        random.nextBytes(messages[0]);
-        random.nextBytes(messages[1]);
-        random.nextBytes(messages[2]);
-        byte[][] signatures = {signer.signMessage(messages[0]), signer.signMessage(messages[1]),
-                signer.signMessage(messages[2])};
-        BigInteger n = Secp256k1Schnorr.toBigInteger(Secp256k1Scalars.N);
+        byte[][] messages = new byte[8][32];
+        byte[][] signatures = new byte[8][];
+        for (int i = 0; i < 8; i++) {
+            random.nextBytes(messages[i]);
+            signatures[i] = signer.signMessage(messages[i]);
+        }
+        BigInteger n = Secp256k1Scalars.ORDER;
         BigInteger delta = BigInteger.valueOf(12345);
-        byte[][] forged = {withS(signatures[0], s(signatures[0]).add(delta).mod(n)),
-                withS(signatures[1], s(signatures[1]).subtract(delta).mod(n)), signatures[2]};
+        byte[][] forged = signatures.clone();
+        forged[up] = withS(signatures[up], s(signatures[up]).add(delta).mod(n));
+        forged[down] = withS(signatures[down], s(signatures[down]).subtract(delta).mod(n));
 
-        assertThat(Secp256k1Schnorr.verify(key, messages[0], forged[0])).isEqualTo(Secp256k1Schnorr.Result.SIGNATURE_MISMATCH);
-        assertThat(Secp256k1Schnorr.verify(key, messages[1], forged[1])).isEqualTo(Secp256k1Schnorr.Result.SIGNATURE_MISMATCH);
-        assertThat(Secp256k1Schnorr.verifyBatch(key, messages, forged)).isFalse();
-        assertThat(Secp256k1Schnorr.verifyBatch(key, messages, signatures)).isTrue();
+        assertThat(Secp256k1Schnorr.verify(key, messages[up], forged[up]))
+                .isEqualTo(Secp256k1Schnorr.Result.SIGNATURE_MISMATCH);
+        assertThat(Secp256k1Schnorr.verify(key, messages[down], forged[down]))
+                .isEqualTo(Secp256k1Schnorr.Result.SIGNATURE_MISMATCH);
+        assertThat(Secp256k1Schnorr.verifyBatch(key, messages, forged)).isEqualTo(Secp256k1Schnorr.BatchResult.MISMATCH);
+        assertThat(Secp256k1Schnorr.verifyBatch(key, messages, signatures))
+                .isEqualTo(Secp256k1Schnorr.BatchResult.VALID);
     }
 
     @Test
-    void verifyBatch_keyOffTheCurve_rAtP_sAtN_orRNotAPoint_isFalse() {
+    void verifyBatch_keyOffTheCurveOrAtP_rAtOrAboveP_sAtN_orRNotAPoint_isRefusedBeforeAnyArithmetic() {
         SplittableRandom random = new SplittableRandom(3403);
         Bip340Signer signer = randomSigner(random);
         byte[] key = Hex.decode(signer.publicKey().hex());
         byte[] message = new byte[32];
         byte[] signature = signer.signMessage(message);
         byte[] fieldSize = Hex.decode("fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f");
+        byte[] fieldSizePlusOne = Hex.decode("fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc30");
         byte[] order = Hex.decode("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141");
-        byte[] rAtP = signature.clone();
-        System.arraycopy(fieldSize, 0, rAtP, 0, 32);
+        // x = 1 is on the curve, so only the range check refuses r = p + 1; s = n would be s = 0 without its check
+        byte[] rAboveP = withR(signature, fieldSizePlusOne);
+        byte[] rAtP = withR(signature, fieldSize);
         byte[] sAtN = signature.clone();
         System.arraycopy(order, 0, sAtN, 32, 32);
-        byte[] rNotAPoint = signature.clone();
-        rNotAPoint[31] = 5; // x = 5: 5³ + 7 = 132 is not a square mod p
-        java.util.Arrays.fill(rNotAPoint, 0, 31, (byte) 0);
+        byte[] five = new byte[32];
+        five[31] = 5; // 5³ + 7 = 132 is not a square mod p
+        byte[] rNotAPoint = withR(signature, five);
         byte[] offCurve = Hex.decode("eefdea4cdb677750a420fee807eacf21eb9898ae79b9768766e4faa04a2d4a34");
 
-        assertThat(Secp256k1Schnorr.verifyBatch(key, new byte[][] {message}, new byte[][] {signature})).isTrue();
-        for (byte[] bad : List.of(rAtP, sAtN, rNotAPoint)) {
+        assertThat(Secp256k1Schnorr.verifyBatch(key, new byte[][] {message}, new byte[][] {signature}))
+                .isEqualTo(Secp256k1Schnorr.BatchResult.VALID);
+        for (byte[] bad : List.of(rAboveP, rAtP, sAtN, rNotAPoint)) {
             assertThat(Secp256k1Schnorr.verifyBatch(key, new byte[][] {message, message},
-                    new byte[][] {signature, bad})).isFalse();
+                    new byte[][] {signature, bad})).isEqualTo(Secp256k1Schnorr.BatchResult.MALFORMED_SIGNATURE);
         }
-        assertThat(Secp256k1Schnorr.verifyBatch(offCurve, new byte[][] {message}, new byte[][] {signature}))
-                .isFalse();
-        assertThat(Secp256k1Schnorr.verify(offCurve, message, signature))
-                .isEqualTo(Secp256k1Schnorr.Result.KEY_NOT_ON_CURVE);
+        for (byte[] badKey : List.of(offCurve, fieldSize, fieldSizePlusOne)) {
+            assertThat(Secp256k1Schnorr.verifyBatch(badKey, new byte[][] {message}, new byte[][] {signature}))
+                    .isEqualTo(Secp256k1Schnorr.BatchResult.KEY_NOT_ON_CURVE);
+            assertThat(Secp256k1Schnorr.verify(badKey, message, signature))
+                    .isEqualTo(Secp256k1Schnorr.Result.KEY_NOT_ON_CURVE);
+        }
     }
 
     private static Bip340Signer randomSigner(SplittableRandom random) {
@@ -334,6 +345,12 @@ class Secp256k1SchnorrTest {
         byte[] flipped = bytes.clone();
         flipped[random.nextInt(flipped.length)] ^= (byte) (1 << random.nextInt(8));
         return flipped;
+    }
+
+    private static byte[] withR(byte[] signature, byte[] r) {
+        byte[] out = signature.clone();
+        System.arraycopy(r, 0, out, 0, 32);
+        return out;
     }
 
     private static BigInteger s(byte[] signature) {
