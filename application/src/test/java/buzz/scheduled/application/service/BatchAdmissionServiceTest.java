@@ -52,11 +52,16 @@ class BatchAdmissionServiceTest {
                 ? new AccessPolicy.AccessDecision.Denied(RefusalCode.NOT_IN_CHANNEL, "not a member of private")
                 : new AccessPolicy.AccessDecision.Allowed();
     };
-    private final OwnerMessagesService service = new OwnerMessagesService(store, store, store, signatures, access,
-            new SequentialScheduleIds(), clock, dueNotices::add, new SchedulingSettings(new AdmissionRules(
-                    AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, Duration.ofDays(120)),
-                    new CreateLimits(100, 30, 300, Duration.ofMinutes(5), 1), Duration.ofSeconds(900)),
-            RelayLimits.UNKNOWN, writes);
+    private final OwnerMessagesService service = serviceCheckingWith(signatures);
+
+    /** The service over this test's store, access policy, clock and write limiter, checking signatures with {@code checker}. */
+    private OwnerMessagesService serviceCheckingWith(EventSignatures checker) {
+        return new OwnerMessagesService(store, store, store, checker, access, new SequentialScheduleIds(), clock,
+                dueNotices::add, new SchedulingSettings(new AdmissionRules(AdmissionRules.DEFAULT_KINDS,
+                        AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, Duration.ofDays(120)),
+                        new CreateLimits(100, 30, 300, Duration.ofMinutes(5), 1), Duration.ofSeconds(900)),
+                RelayLimits.UNKNOWN, writes);
+    }
 
     private static BatchItem signed(NostrEvent event) {
         return new BatchItem.Signed(event, Optional.empty());
@@ -116,11 +121,7 @@ class BatchAdmissionServiceTest {
                 return events.stream().map(signatures::verify).toList();
             }
         };
-        OwnerMessagesService batching = new OwnerMessagesService(store, store, store, recording, access,
-                new SequentialScheduleIds(), clock, dueNotices::add, new SchedulingSettings(new AdmissionRules(
-                        AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, Duration.ofDays(120)),
-                        new CreateLimits(100, 30, 300, Duration.ofMinutes(5), 1), Duration.ofSeconds(900)),
-                RelayLimits.UNKNOWN, writes);
+        OwnerMessagesService batching = serviceCheckingWith(recording);
 
         BatchResult.Answered batch = answered(batching.scheduleBatch(new ScheduleBatchCommand(ALICE, List.of(
                 new BatchItem.Malformed("\"sig\" is missing"), signed(forged), signed(valid)), false)));
@@ -149,11 +150,7 @@ class BatchAdmissionServiceTest {
                 return List.of(new Verdict.Valid());
             }
         };
-        OwnerMessagesService broken = new OwnerMessagesService(store, store, store, shortAnswers, access,
-                new SequentialScheduleIds(), clock, dueNotices::add, new SchedulingSettings(new AdmissionRules(
-                        AdmissionRules.DEFAULT_KINDS, AdmissionRules.DEFAULT_MAX_CONTENT_BYTES, Duration.ofDays(120)),
-                        new CreateLimits(100, 30, 300, Duration.ofMinutes(5), 1), Duration.ofSeconds(900)),
-                RelayLimits.UNKNOWN, writes);
+        OwnerMessagesService broken = serviceCheckingWith(shortAnswers);
 
         org.assertj.core.api.Assertions.assertThatIllegalStateException().isThrownBy(() -> broken.scheduleBatch(
                 new ScheduleBatchCommand(ALICE, List.of(signed(in(3600, "general")), signed(in(3700, "general"))),

@@ -137,18 +137,9 @@ final class Secp256k1Schnorr {
     }
 
     private BatchResult checkBatch(byte[] publicKey, byte[][] messages, byte[][] signatures) {
-        long[] px = fromBytes(publicKey, 0);
-        if (!lessThan(px, P)) {
+        KeyTables key = keyTables(fromBytes(publicKey, 0));
+        if (key == null) {
             return BatchResult.KEY_NOT_ON_CURVE;
-        }
-        KeyTables key = KeyTables.cached(px);
-        boolean fresh = key == null;
-        if (fresh) {
-            long[] py = new long[4];
-            if (!point.liftX(px, py)) {
-                return BatchResult.KEY_NOT_ON_CURVE;
-            }
-            key = KeyTables.of(px, point.oddMultiples(px, py, 1 << (P_WINDOW - 2)));
         }
         int count = messages.length;
         MessageDigest sha256 = sha256Digest();
@@ -181,10 +172,28 @@ final class Secp256k1Schnorr {
         if (!point.isInfinity()) {
             return BatchResult.MISMATCH;
         }
-        if (fresh) {
-            key.remember();
-        }
+        key.remember(); // only keys someone has signed with
         return BatchResult.VALID;
+    }
+
+    /**
+     * The tables of the key whose x coordinate is {@code px}: the cached ones, or new ones (kept only once a signature
+     * by the key verified: {@link KeyTables#remember}); null when px is not below p or not the x of a point (lift_x).
+     */
+    private KeyTables keyTables(long[] px) {
+        if (!lessThan(px, P)) {
+            return null;
+        }
+        int slot = KeyTables.slot(px);
+        KeyTables cached = KeyTables.cached(px, slot);
+        if (cached != null) {
+            return cached;
+        }
+        long[] py = new long[4];
+        if (!point.liftX(px, py)) {
+            return null;
+        }
+        return KeyTables.of(px, slot, point.oddMultiples(px, py, 1 << (P_WINDOW - 2)));
     }
 
     /** SHA-256 of the batch secret, the key, and every message (its length first) and signature, in order. */
@@ -233,34 +242,20 @@ final class Secp256k1Schnorr {
     }
 
     private Result check(byte[] publicKey, byte[] message, byte[] signature) {
-        long[] px = fromBytes(publicKey, 0);
-        if (!lessThan(px, P)) {
-            return Result.KEY_NOT_ON_CURVE;
-        }
-        KeyTables key = KeyTables.cached(px);
-        long[] py = null;
+        KeyTables key = keyTables(fromBytes(publicKey, 0));
         if (key == null) {
-            py = new long[4];
-            if (!point.liftX(px, py)) {
-                return Result.KEY_NOT_ON_CURVE;
-            }
+            return Result.KEY_NOT_ON_CURVE;
         }
         long[] r = fromBytes(signature, 0);
         long[] s = fromBytes(signature, 32);
         if (!lessThan(r, P) || !lessThan(s, N)) {
             return Result.SIGNATURE_MISMATCH;
         }
-        boolean fresh = key == null;
-        if (fresh) {
-            key = KeyTables.of(px, point.oddMultiples(px, py, 1 << (P_WINDOW - 2)));
-        }
         joint(s, challenge(sha256Digest(), signature, publicKey, message), key, NO_TABLES, NO_DIGITS);
         if (point.isInfinity() || !point.evenYWithX(r)) {
             return Result.SIGNATURE_MISMATCH;
         }
-        if (fresh) {
-            key.remember(); // only keys someone has signed with
-        }
+        key.remember(); // only keys someone has signed with
         return Result.VALID;
     }
 
@@ -332,23 +327,24 @@ final class Secp256k1Schnorr {
      * miss builds the tables as before). Immutable once built, so a table is shared between threads without locks.
      *
      * @param x               the key's x coordinate, four limbs
+     * @param slot            the key's slot in the cache
      * @param multiples       [x limbs, y limbs] of P, 3·P, …, 15·P
      * @param lambdaMultiples the same for λ·P = (β·x, y)
      */
-    private record KeyTables(long[] x, long[][] multiples, long[][] lambdaMultiples) {
+    private record KeyTables(long[] x, int slot, long[][] multiples, long[][] lambdaMultiples) {
 
         static final int SLOTS = 4096;
         private static final AtomicReferenceArray<KeyTables> CACHE = new AtomicReferenceArray<>(SLOTS);
         private static final long SALT = new SecureRandom().nextLong();
 
-        /** The cached tables of the key with x coordinate {@code x}, or null. */
-        static KeyTables cached(long[] x) {
-            KeyTables tables = CACHE.get(slot(x));
+        /** The cached tables of the key with x coordinate {@code x} ({@link #slot} of x: {@code slot}), or null. */
+        static KeyTables cached(long[] x, int slot) {
+            KeyTables tables = CACHE.get(slot);
             return tables != null && Secp256k1Field.equal(tables.x, x) ? tables : null;
         }
 
-        /** Tables for {@code x} from its affine odd multiples, not yet cached. */
-        static KeyTables of(long[] x, long[][] multiples) {
+        /** Tables for {@code x} (whose {@link #slot} is {@code slot}) from its affine odd multiples, not yet cached. */
+        static KeyTables of(long[] x, int slot, long[][] multiples) {
             long[][] lambdaMultiples = new long[multiples.length][];
             for (int i = 0; i < multiples.length; i++) {
                 long[] point = multiples[i].clone();
@@ -358,15 +354,18 @@ final class Secp256k1Schnorr {
                 System.arraycopy(px, 0, point, 0, 4);
                 lambdaMultiples[i] = point;
             }
-            return new KeyTables(x.clone(), multiples, lambdaMultiples);
+            return new KeyTables(x.clone(), slot, multiples, lambdaMultiples);
         }
 
-        /** Keeps these tables in their key's slot, in place of whatever was there. */
+        /** Keeps these tables in their key's slot, in place of whatever was there (no write when they are there). */
         void remember() {
-            CACHE.set(slot(x), this);
+            if (CACHE.get(slot) != this) {
+                CACHE.set(slot, this);
+            }
         }
 
-        private static int slot(long[] x) {
+        /** The slot of the key with x coordinate {@code x}: salted murmur3 mixing of its limbs. */
+        static int slot(long[] x) {
             long h = SALT;
             for (long limb : x) {
                 h = fmix64(h ^ limb);
