@@ -238,6 +238,12 @@ final class ApiFixture implements AutoCloseable {
             if (body != null) {
                 request.header("Content-Type", "application/json");
             }
+            if (bytes.length > settings.maxBodyBytes()) {
+                // As a client uploading a body this large should (RFC 9110 §10.1.1): the server answers 413 from the
+                // declared length and closes the connection unread, and a client still sending the body may then get
+                // a reset instead of that answer (RFC 9112 §9.6); with Expect it gets the answer before it sends.
+                request.expectContinue(true);
+            }
             for (int i = 0; i < headers.size(); i += 2) {
                 request.header(headers.get(i), headers.get(i + 1));
             }
